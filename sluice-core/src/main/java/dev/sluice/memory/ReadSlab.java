@@ -1,0 +1,83 @@
+package dev.sluice.memory;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The one slab an event loop reads into, and the exact-size rule for what leaves it.
+ *
+ * <p>Each read lands at offset 0 of the loop's current slab. Application code sees it through
+ * {@link BorrowedBytes}: a read it keeps is copied out at exact size when it is no larger than the
+ * copy threshold (the slab is reused for the next read at once), or hands over the whole slab when
+ * larger (the loop then takes a fresh slab from the pool). A connection never owns a read buffer.
+ */
+public final class ReadSlab {
+  private final SlabPool pool;
+  private final int copyThreshold;
+  private final BorrowedBytes view = new BorrowedBytes(this);
+  private Slab current;
+
+  /**
+   * @param pool the loop's slab pool
+   * @param copyThreshold reads of at most this many bytes are copied out (inclusive)
+   */
+  public ReadSlab(SlabPool pool, int copyThreshold) {
+    if (copyThreshold < 0 || copyThreshold > pool.slabSize()) {
+      throw new IllegalArgumentException(
+          "copy threshold " + copyThreshold + " must be within 0.." + pool.slabSize());
+    }
+    this.pool = pool;
+    this.copyThreshold = copyThreshold;
+  }
+
+  /** The inclusive copy threshold in bytes. */
+  public int copyThreshold() {
+    return copyThreshold;
+  }
+
+  /** The slab's buffer, cleared, ready for a channel read of up to one slab. */
+  public ByteBuffer prepareRead() {
+    if (current == null) {
+      current = pool.acquire();
+    }
+    return current.buffer().clear();
+  }
+
+  /**
+   * A view of the first {@code length} bytes of the slab, valid until {@link #endBorrow()}.
+   * Position 0, limit {@code length}.
+   */
+  public BorrowedBytes borrow(int length) {
+    ByteBuffer buffer = current.buffer();
+    buffer.limit(length).position(0);
+    view.open(buffer, length);
+    return view;
+  }
+
+  /** Ends the callback that received the view; the view is unusable from now on. */
+  public void endBorrow() {
+    view.close();
+  }
+
+  /** Gives the current slab back to the pool, e.g. before the loop sleeps with no readers. */
+  public void close() {
+    if (current != null) {
+      pool.recycle(current);
+      current = null;
+    }
+  }
+
+  Chunk take(int length) {
+    if (length <= copyThreshold) {
+      return copyOut(current.buffer(), length);
+    }
+    Slab handedOff = current;
+    current = null;
+    return pool.handOff(handedOff, length);
+  }
+
+  static HeapChunk copyOut(ByteBuffer src, int length) {
+    byte[] bytes = new byte[length];
+    src.get(0, bytes);
+    return new HeapChunk(bytes);
+  }
+}

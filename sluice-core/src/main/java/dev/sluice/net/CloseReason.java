@@ -1,0 +1,75 @@
+package dev.sluice.net;
+
+/** Why a connection closed. Every close has exactly one, reported once to the handler. */
+public sealed interface CloseReason {
+
+  /** A short, stable label for metrics and logs (e.g. {@code peer_reset}). */
+  String label();
+
+  /** Closed in order: both directions finished, or {@link Connection#close()} was called. */
+  record Normal() implements CloseReason {
+    @Override
+    public String label() {
+      return "normal";
+    }
+  }
+
+  /**
+   * Closed here with a reset ({@link Connection#reset()}): the peer sees RST, pending writes fail.
+   */
+  record LocalReset() implements CloseReason {
+    @Override
+    public String label() {
+      return "local_reset";
+    }
+  }
+
+  /** The peer reset the connection (RST), or it broke while writing to it. */
+  record PeerReset(String detail) implements CloseReason {
+    @Override
+    public String label() {
+      return "peer_reset";
+    }
+  }
+
+  /** No bytes moved in either direction for the configured idle timeout. */
+  record IdleTimeout(long timeoutMillis) implements CloseReason {
+    @Override
+    public String label() {
+      return "idle_timeout";
+    }
+  }
+
+  /** A client connection did not complete its connect in time. */
+  record ConnectTimeout(long timeoutMillis) implements CloseReason {
+    @Override
+    public String label() {
+      return "connect_timeout";
+    }
+  }
+
+  /** The event loop group shut down while the connection was open. */
+  record Shutdown() implements CloseReason {
+    @Override
+    public String label() {
+      return "shutdown";
+    }
+  }
+
+  /** An I/O error or an exception thrown by a handler. */
+  record Error(Throwable cause) implements CloseReason {
+    @Override
+    public String label() {
+      return "error";
+    }
+  }
+
+  /** The canonical normal close. */
+  CloseReason NORMAL = new Normal();
+
+  /** The canonical local reset. */
+  CloseReason LOCAL_RESET = new LocalReset();
+
+  /** The canonical shutdown. */
+  CloseReason SHUTDOWN = new Shutdown();
+}

@@ -1,0 +1,86 @@
+package dev.sluice.net;
+
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A byte-stream connection as application code sees it: plain ({@link SocketConnection}) or TLS.
+ * Every implementation keeps the same contracts: chunks handed to the handler are exact-size,
+ * writes are queued by reference (never copied whole), and an idle connection holds no buffer.
+ *
+ * <p>Methods may be called from any thread unless they say otherwise; calls from other threads are
+ * queued to the connection's loop, where all handler callbacks run.
+ */
+public interface Connection {
+
+  /** A process-unique id, for logs. */
+  long id();
+
+  /** The loop this connection lives on. */
+  EventLoop loop();
+
+  /** The peer's address. */
+  SocketAddress remoteAddress();
+
+  /** This side's address, or null once closed. */
+  SocketAddress localAddress();
+
+  /** Whether the connection is still open. */
+  boolean isOpen();
+
+  /** False while pending writes are above the high watermark, until they drain to the low one. */
+  boolean isWritable();
+
+  /** Bytes accepted by {@code write} and not yet handed to the socket. Loop thread only. */
+  long pendingWriteBytes();
+
+  /** Why the connection closed, or null while open. */
+  CloseReason closeReason();
+
+  /** Application state attached to this connection. */
+  Object attachment();
+
+  /** Attaches application state to this connection. */
+  void attach(Object value);
+
+  /** Stops reading (backpressure towards the peer) until {@link #resumeReading()}. */
+  void pauseReading();
+
+  /** Resumes reading after {@link #pauseReading()}. */
+  void resumeReading();
+
+  /**
+   * Writes {@code buffer}, queued by reference: the caller must not modify it until the future
+   * completes. No copy of the payload is made.
+   */
+  CompletableFuture<Void> write(ByteBuffer buffer);
+
+  /**
+   * Writes {@code buffer}, queued by reference until {@code listener} hears it completed; the
+   * caller must not modify it until then.
+   *
+   * @param listener told of completion or failure on the loop; may be null
+   */
+  void write(ByteBuffer buffer, WriteListener listener);
+
+  /**
+   * Writes bytes that are valid only during this call (for example a borrowed read buffer): what
+   * cannot be sent at once is copied at exact size and queued. Loop thread only.
+   *
+   * @param listener told of completion or failure; may be null
+   */
+  void writeTransient(ByteBuffer source, WriteListener listener);
+
+  /**
+   * Shuts down this side's output once pending writes are flushed (the peer reads EOF); reading
+   * goes on. When both directions are shut, the connection closes normally.
+   */
+  void shutdownOutput();
+
+  /** Closes now; writes still pending fail with {@link ConnectionClosedException}. */
+  void close();
+
+  /** Closes with a reset: the peer sees RST and pending writes fail. */
+  void reset();
+}

@@ -1,0 +1,102 @@
+package dev.sluice.net;
+
+import dev.sluice.memory.MemoryStats;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.SocketAddress;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+/**
+ * A fixed set of {@link EventLoop}s. Listeners spread accepted connections over them round-robin;
+ * each connection stays on its loop for life. Closing the group closes every connection and
+ * listener and frees every slab the loops own.
+ */
+public final class EventLoopGroup implements AutoCloseable {
+  private final TransportConfig config;
+  private final List<EventLoop> loops;
+  private final AtomicInteger nextLoop = new AtomicInteger();
+
+  /** Starts {@link TransportConfig#eventLoops()} loop threads. */
+  public EventLoopGroup(TransportConfig config) {
+    this.config = config;
+    EventLoop[] created = new EventLoop[config.eventLoops()];
+    try {
+      for (int i = 0; i < created.length; i++) {
+        created[i] = new EventLoop(this, config, i);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot open a selector", e);
+    }
+    this.loops = List.of(created);
+    loops.forEach(EventLoop::start);
+  }
+
+  /** A group with the default configuration. */
+  public EventLoopGroup() {
+    this(TransportConfig.defaults());
+  }
+
+  /** The configuration this group runs with. */
+  public TransportConfig config() {
+    return config;
+  }
+
+  /** The loops, in a fixed order. */
+  public List<EventLoop> loops() {
+    return loops;
+  }
+
+  /** The next loop in round-robin order. */
+  public EventLoop next() {
+    return loops.get(Math.floorMod(nextLoop.getAndIncrement(), loops.size()));
+  }
+
+  /**
+   * Binds {@code address} (TCP, or Unix-domain for a {@link java.net.UnixDomainSocketAddress}) and
+   * accepts connections, each with a fresh handler from {@code handlers}.
+   *
+   * @throws IOException if the address cannot be bound, with the address in the message
+   */
+  public Listener listen(
+      SocketAddress address, SocketOptions options, Supplier<? extends ConnectionHandler> handlers)
+      throws IOException {
+    return Listener.open(this, next(), address, options, handlers);
+  }
+
+  /** Connects on the next loop; see {@link EventLoop#connect}. */
+  public CompletableFuture<Connection> connect(
+      SocketAddress address, SocketOptions options, ConnectionHandler handler) {
+    return next().connect(address, options, handler);
+  }
+
+  /** Memory held by all loops together. */
+  public MemoryStats memoryStats() {
+    MemoryStats total = MemoryStats.ZERO;
+    for (EventLoop loop : loops) {
+      total = total.plus(loop.memoryStats());
+    }
+    return total;
+  }
+
+  /**
+   * Closes every listener and connection (reason {@link CloseReason.Shutdown}), frees the loops'
+   * memory and waits up to 10 s for the threads to finish.
+   */
+  @Override
+  public void close() {
+    loops.forEach(EventLoop::shutdown);
+    try {
+      for (EventLoop loop : loops) {
+        if (!loop.awaitTermination(10, TimeUnit.SECONDS)) {
+          throw new IllegalStateException(loop + " did not stop within 10 s");
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,246 @@
+package dev.sluice.net;
+
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.StandardSocketOptions;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+/**
+ * A bound server socket (TCP or Unix-domain). It accepts on one loop and spreads connections over
+ * the group's loops. When accept fails for lack of file descriptors (EMFILE/ENFILE) it stops
+ * accepting for a while, logs it, and retries with backoff: it never spins.
+ */
+public final class Listener implements AutoCloseable {
+  private static final System.Logger LOG = System.getLogger("dev.sluice.net");
+  private static final long MIN_BACKOFF_NANOS = 10_000_000L;
+  private static final long MAX_BACKOFF_NANOS = 1_000_000_000L;
+  private static final int MAX_ACCEPTS_PER_EVENT = 64;
+
+  private final EventLoopGroup group;
+  private final EventLoop loop;
+  private final ServerSocketChannel server;
+  private final SocketAddress localAddress;
+  private final SocketOptions options;
+  private final Supplier<? extends ConnectionHandler> handlers;
+  private final AtomicLong accepted = new AtomicLong();
+  private final AtomicLong acceptBackoffs = new AtomicLong();
+  private final ResumeTimer resumeTimer = new ResumeTimer();
+  private SelectionKey key;
+  private long backoffNanos = MIN_BACKOFF_NANOS;
+  private volatile boolean closed;
+
+  private Listener(
+      EventLoopGroup group,
+      EventLoop loop,
+      ServerSocketChannel server,
+      SocketOptions options,
+      Supplier<? extends ConnectionHandler> handlers)
+      throws IOException {
+    this.group = group;
+    this.loop = loop;
+    this.server = server;
+    this.localAddress = server.getLocalAddress();
+    this.options = options;
+    this.handlers = handlers;
+  }
+
+  static Listener open(
+      EventLoopGroup group,
+      EventLoop loop,
+      SocketAddress address,
+      SocketOptions options,
+      Supplier<? extends ConnectionHandler> handlers)
+      throws IOException {
+    boolean unix = address instanceof UnixDomainSocketAddress;
+    ServerSocketChannel server =
+        unix ? ServerSocketChannel.open(StandardProtocolFamily.UNIX) : ServerSocketChannel.open();
+    try {
+      if (!unix) {
+        server.setOption(StandardSocketOptions.SO_REUSEADDR, options.reuseAddress());
+      }
+      if (options.receiveBufferSize() > 0) {
+        server.setOption(StandardSocketOptions.SO_RCVBUF, options.receiveBufferSize());
+      }
+      server.bind(address, options.backlog());
+      server.configureBlocking(false);
+    } catch (IOException e) {
+      server.close();
+      throw new IOException("cannot listen on " + address + ": " + e.getMessage(), e);
+    }
+    Listener listener = new Listener(group, loop, server, options, handlers);
+    CompletableFuture<Void> registered = new CompletableFuture<>();
+    loop.execute(
+        () -> {
+          try {
+            listener.key = loop.register(server, SelectionKey.OP_ACCEPT, listener.selectable());
+            registered.complete(null);
+          } catch (IOException | RuntimeException e) {
+            registered.completeExceptionally(e);
+          }
+        });
+    try {
+      registered.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      listener.close();
+      throw new IOException("interrupted while registering " + address, e);
+    } catch (ExecutionException e) {
+      listener.close();
+      throw new IOException("cannot register listener on " + address, e.getCause());
+    }
+    return listener;
+  }
+
+  /** The bound address (with the real port when 0 was asked for). */
+  public SocketAddress localAddress() {
+    return localAddress;
+  }
+
+  /** Connections accepted so far. */
+  public long acceptedCount() {
+    return accepted.get();
+  }
+
+  /** Times accepting paused because the process or system ran out of file descriptors. */
+  public long acceptBackoffCount() {
+    return acceptBackoffs.get();
+  }
+
+  private void onAcceptable() {
+    for (int i = 0; i < MAX_ACCEPTS_PER_EVENT && !closed; i++) {
+      SocketChannel channel;
+      try {
+        channel = server.accept();
+      } catch (IOException e) {
+        onAcceptFailure(e);
+        return;
+      }
+      if (channel == null) {
+        return;
+      }
+      accepted.incrementAndGet();
+      backoffNanos = MIN_BACKOFF_NANOS;
+      hand(channel);
+    }
+  }
+
+  private void hand(SocketChannel channel) {
+    ConnectionHandler handler;
+    try {
+      handler = handlers.get();
+    } catch (RuntimeException e) {
+      LOG.log(
+          System.Logger.Level.WARNING, "handler factory failed; closing accepted connection", e);
+      try {
+        channel.close();
+      } catch (IOException ignored) {
+        // nothing more to do for a connection we never used
+      }
+      return;
+    }
+    EventLoop target = group.next();
+    if (target == loop) {
+      SocketConnection.accepted(loop, channel, options, handler);
+    } else {
+      target.execute(() -> SocketConnection.accepted(target, channel, options, handler));
+    }
+  }
+
+  private void onAcceptFailure(IOException e) {
+    String message = String.valueOf(e.getMessage());
+    boolean outOfDescriptors = message.contains("Too many open files");
+    acceptBackoffs.incrementAndGet();
+    LOG.log(
+        System.Logger.Level.WARNING,
+        "accept on {0} failed ({1}); pausing accepts for {2} ms{3}",
+        localAddress,
+        message,
+        backoffNanos / 1_000_000,
+        outOfDescriptors ? " until file descriptors free up" : "");
+    key.interestOps(0);
+    loop.timers().schedule(resumeTimer, backoffNanos, loop.now());
+    backoffNanos = Math.min(MAX_BACKOFF_NANOS, backoffNanos * 2);
+  }
+
+  /** Stops accepting and unbinds; accepted connections stay open. */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    Runnable closeNow =
+        () -> {
+          loop.timers().cancel(resumeTimer);
+          if (key != null) {
+            key.cancel();
+          }
+          try {
+            server.close();
+          } catch (IOException e) {
+            LOG.log(System.Logger.Level.DEBUG, "closing listener " + localAddress, e);
+          }
+          if (localAddress instanceof UnixDomainSocketAddress unix) {
+            deleteSocketFile(unix.getPath());
+          }
+        };
+    if (loop.inLoop()) {
+      closeNow.run();
+    } else {
+      try {
+        loop.execute(closeNow);
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        closeNow.run();
+      }
+    }
+  }
+
+  private static void deleteSocketFile(Path path) {
+    try {
+      Files.deleteIfExists(path);
+    } catch (IOException e) {
+      LOG.log(System.Logger.Level.DEBUG, "could not delete socket file " + path, e);
+    }
+  }
+
+  private EventLoop.Selectable selectable() {
+    return new EventLoop.Selectable() {
+      @Override
+      public void onSelected(SelectionKey k) {
+        if (k.isAcceptable()) {
+          onAcceptable();
+        }
+      }
+
+      @Override
+      public void closeForShutdown() {
+        close();
+      }
+    };
+  }
+
+  @Override
+  public String toString() {
+    return "Listener[" + localAddress + "]";
+  }
+
+  private final class ResumeTimer extends TimerWheel.Timer {
+    @Override
+    void expire() {
+      if (!closed && key.isValid()) {
+        key.interestOps(SelectionKey.OP_ACCEPT);
+        onAcceptable();
+      }
+    }
+  }
+}

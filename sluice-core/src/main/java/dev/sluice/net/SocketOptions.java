@@ -1,0 +1,90 @@
+package dev.sluice.net;
+
+import java.time.Duration;
+
+/**
+ * Per-connection socket settings, for listeners (applied to accepted connections) and connectors.
+ * TCP-only options are ignored on Unix-domain sockets.
+ *
+ * @param tcpNoDelay disable Nagle's algorithm
+ * @param keepAlive enable TCP keep-alive probes
+ * @param reuseAddress SO_REUSEADDR on listeners and connectors
+ * @param sendBufferSize SO_SNDBUF in bytes, 0 for the OS default
+ * @param receiveBufferSize SO_RCVBUF in bytes, 0 for the OS default
+ * @param idleTimeout close after no bytes moved for this long; {@link Duration#ZERO} for never
+ * @param connectTimeout give up a connect after this long
+ * @param backlog listen backlog
+ */
+public record SocketOptions(
+    boolean tcpNoDelay,
+    boolean keepAlive,
+    boolean reuseAddress,
+    int sendBufferSize,
+    int receiveBufferSize,
+    Duration idleTimeout,
+    Duration connectTimeout,
+    int backlog) {
+
+  public SocketOptions {
+    if (sendBufferSize < 0 || receiveBufferSize < 0) {
+      throw new IllegalArgumentException("socket buffer sizes must not be negative");
+    }
+    if (idleTimeout.isNegative() || connectTimeout.isNegative() || connectTimeout.isZero()) {
+      throw new IllegalArgumentException(
+          "idleTimeout must not be negative and connectTimeout must be positive");
+    }
+    if (backlog < 1) {
+      throw new IllegalArgumentException("backlog must be at least 1");
+    }
+  }
+
+  /** TCP_NODELAY on, keep-alive off, SO_REUSEADDR on, no idle timeout, 10 s connect timeout. */
+  public static SocketOptions defaults() {
+    return new SocketOptions(true, false, true, 0, 0, Duration.ZERO, Duration.ofSeconds(10), 4096);
+  }
+
+  /** With an idle timeout. */
+  public SocketOptions withIdleTimeout(Duration timeout) {
+    return new SocketOptions(
+        tcpNoDelay,
+        keepAlive,
+        reuseAddress,
+        sendBufferSize,
+        receiveBufferSize,
+        timeout,
+        connectTimeout,
+        backlog);
+  }
+
+  /** With a connect timeout. */
+  public SocketOptions withConnectTimeout(Duration timeout) {
+    return new SocketOptions(
+        tcpNoDelay,
+        keepAlive,
+        reuseAddress,
+        sendBufferSize,
+        receiveBufferSize,
+        idleTimeout,
+        timeout,
+        backlog);
+  }
+
+  /** With SO_SNDBUF and SO_RCVBUF (0 for the OS default). */
+  public SocketOptions withBufferSizes(int send, int receive) {
+    return new SocketOptions(
+        tcpNoDelay, keepAlive, reuseAddress, send, receive, idleTimeout, connectTimeout, backlog);
+  }
+
+  /** With TCP keep-alive on or off. */
+  public SocketOptions withKeepAlive(boolean on) {
+    return new SocketOptions(
+        tcpNoDelay,
+        on,
+        reuseAddress,
+        sendBufferSize,
+        receiveBufferSize,
+        idleTimeout,
+        connectTimeout,
+        backlog);
+  }
+}

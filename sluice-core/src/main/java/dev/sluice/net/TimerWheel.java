@@ -1,0 +1,117 @@
+package dev.sluice.net;
+
+/**
+ * A hashed timing wheel for idle and connect timeouts: O(1) to schedule and cancel, intrusive (a
+ * timer is its own list node, so scheduling allocates nothing). Loop thread only.
+ */
+final class TimerWheel {
+
+  /** A schedulable timer; subclasses say what happens when it expires. */
+  abstract static class Timer {
+    private Timer prev;
+    private Timer next;
+    private long deadlineTick;
+    private boolean scheduled;
+
+    abstract void expire();
+
+    boolean isScheduled() {
+      return scheduled;
+    }
+  }
+
+  private final Timer[] slots;
+  private final int mask;
+  private final long tickNanos;
+  private final long originNanos;
+  private long currentTick;
+  private int size;
+
+  TimerWheel(long tickNanos, int slotCount, long nowNanos) {
+    if (Integer.bitCount(slotCount) != 1) {
+      throw new IllegalArgumentException("slotCount must be a power of two");
+    }
+    this.slots = new Timer[slotCount];
+    this.mask = slotCount - 1;
+    this.tickNanos = tickNanos;
+    this.originNanos = nowNanos;
+  }
+
+  /** Schedules (or reschedules) {@code timer} to expire {@code delayNanos} after {@code now}. */
+  void schedule(Timer timer, long delayNanos, long nowNanos) {
+    if (timer.scheduled) {
+      cancel(timer);
+    }
+    long due = nowNanos + Math.max(0, delayNanos) - originNanos;
+    long tick = Math.max(currentTick + 1, (due + tickNanos - 1) / tickNanos);
+    timer.deadlineTick = tick;
+    int slot = (int) (tick & mask);
+    timer.prev = null;
+    timer.next = slots[slot];
+    if (timer.next != null) {
+      timer.next.prev = timer;
+    }
+    slots[slot] = timer;
+    timer.scheduled = true;
+    size++;
+  }
+
+  void cancel(Timer timer) {
+    if (!timer.scheduled) {
+      return;
+    }
+    int slot = (int) (timer.deadlineTick & mask);
+    if (timer.prev != null) {
+      timer.prev.next = timer.next;
+    } else {
+      slots[slot] = timer.next;
+    }
+    if (timer.next != null) {
+      timer.next.prev = timer.prev;
+    }
+    timer.prev = null;
+    timer.next = null;
+    timer.scheduled = false;
+    size--;
+  }
+
+  /** Expires every timer due at {@code now}. */
+  void advance(long nowNanos) {
+    long target = (nowNanos - originNanos) / tickNanos;
+    long ticks = target - currentTick;
+    if (ticks <= 0 || size == 0) {
+      currentTick = Math.max(currentTick, target);
+      return;
+    }
+    int visit = (int) Math.min(ticks, slots.length);
+    for (int i = 1; i <= visit; i++) {
+      int slot = (int) ((currentTick + i) & mask);
+      Timer timer = slots[slot];
+      while (timer != null) {
+        Timer next = timer.next;
+        if (timer.deadlineTick <= target) {
+          cancel(timer);
+          timer.expire();
+          if (next != null && !next.scheduled) {
+            next = slots[slot]; // the expiry cancelled its neighbour: rescan this slot
+          }
+        }
+        timer = next;
+      }
+    }
+    currentTick = target;
+  }
+
+  /** Nanoseconds until the next tick when any timer is pending, else -1 (sleep until woken). */
+  long nanosToNextTick(long nowNanos) {
+    if (size == 0) {
+      return -1;
+    }
+    long next = originNanos + (currentTick + 1) * tickNanos;
+    return Math.max(0, next - nowNanos);
+  }
+
+  int size() {
+    return size;
+  }
+}
