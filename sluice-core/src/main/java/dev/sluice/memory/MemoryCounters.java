@@ -12,6 +12,8 @@ public final class MemoryCounters {
   private volatile long pendingWriteBytes;
   private volatile long pendingCopyBytes;
   private volatile long stagingBytes;
+  private volatile long tlsBufferBytes;
+  private volatile long tlsHeldCiphertextBytes;
 
   void addSlabBytesReserved(long delta) {
     slabBytesReserved = slabBytesReserved + delta;
@@ -37,6 +39,16 @@ public final class MemoryCounters {
     stagingBytes = stagingBytes + delta;
   }
 
+  /** Adds to the bytes of the loop's TLS working buffers. Loop thread only. */
+  public void addTlsBufferBytes(long delta) {
+    tlsBufferBytes = tlsBufferBytes + delta;
+  }
+
+  /** Adds to the ciphertext TLS connections hold between reads. Loop thread only. */
+  public void addTlsHeldCiphertextBytes(long delta) {
+    tlsHeldCiphertextBytes = tlsHeldCiphertextBytes + delta;
+  }
+
   /** A point-in-time view, safe to take from any thread. */
   public MemoryStats snapshot() {
     return new MemoryStats(
@@ -45,6 +57,8 @@ public final class MemoryCounters {
         handedOffBytes,
         pendingWriteBytes,
         pendingCopyBytes,
-        stagingBytes);
+        stagingBytes,
+        tlsBufferBytes,
+        tlsHeldCiphertextBytes);
   }
 }

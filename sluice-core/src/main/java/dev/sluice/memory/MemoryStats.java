@@ -9,6 +9,9 @@ package dev.sluice.memory;
  * @param pendingWriteBytes bytes queued by reference in write queues (owned by callers)
  * @param pendingCopyBytes bytes Sluice copied for transient writes the socket did not take at once
  * @param stagingBytes direct staging buffers used to write heap buffers in bounded slices
+ * @param tlsBufferBytes native TLS working buffers, owned by loops (not by connections)
+ * @param tlsHeldCiphertextBytes ciphertext TLS connections keep between reads, at exact size: a
+ *     trailing partial record, or the unread rest of a read when the application paused reading
  */
 public record MemoryStats(
     long slabBytesReserved,
@@ -16,14 +19,35 @@ public record MemoryStats(
     long handedOffBytes,
     long pendingWriteBytes,
     long pendingCopyBytes,
-    long stagingBytes) {
+    long stagingBytes,
+    long tlsBufferBytes,
+    long tlsHeldCiphertextBytes) {
 
   /** All zero. */
-  public static final MemoryStats ZERO = new MemoryStats(0, 0, 0, 0, 0, 0);
+  public static final MemoryStats ZERO = new MemoryStats(0, 0, 0, 0, 0, 0, 0, 0);
 
-  /** Native memory Sluice itself allocated: slabs plus staging buffers. */
+  /** Stats of a process without TLS. */
+  public MemoryStats(
+      long slabBytesReserved,
+      long handedOffChunks,
+      long handedOffBytes,
+      long pendingWriteBytes,
+      long pendingCopyBytes,
+      long stagingBytes) {
+    this(
+        slabBytesReserved,
+        handedOffChunks,
+        handedOffBytes,
+        pendingWriteBytes,
+        pendingCopyBytes,
+        stagingBytes,
+        0,
+        0);
+  }
+
+  /** Native memory Sluice itself allocated: slabs, staging and TLS working buffers. */
   public long nativeBytes() {
-    return slabBytesReserved + stagingBytes;
+    return slabBytesReserved + stagingBytes + tlsBufferBytes;
   }
 
   /** Field-wise sum. */
@@ -34,6 +58,8 @@ public record MemoryStats(
         handedOffBytes + o.handedOffBytes,
         pendingWriteBytes + o.pendingWriteBytes,
         pendingCopyBytes + o.pendingCopyBytes,
-        stagingBytes + o.stagingBytes);
+        stagingBytes + o.stagingBytes,
+        tlsBufferBytes + o.tlsBufferBytes,
+        tlsHeldCiphertextBytes + o.tlsHeldCiphertextBytes);
   }
 }

@@ -64,6 +64,44 @@ public sealed interface CloseReason {
     }
   }
 
+  /**
+   * The TLS layer ended the connection.
+   *
+   * @param kind what went wrong
+   * @param detail a readable description (the alert, the certificate problem, ...)
+   * @param cause the exception behind it, or null
+   */
+  record TlsFailure(Kind kind, String detail, Throwable cause) implements CloseReason {
+
+    /** The kinds of TLS failure. */
+    public enum Kind {
+      /** The handshake failed: bad input, no common parameters, an untrusted certificate... */
+      HANDSHAKE_FAILED("tls_handshake_failed"),
+      /** The handshake did not finish within the configured timeout. */
+      HANDSHAKE_TIMEOUT("tls_handshake_timeout"),
+      /** After the handshake: a bad or oversized record, or a fatal alert. */
+      PROTOCOL_ERROR("tls_protocol_error"),
+      /** The peer closed the TCP connection without close_notify (possibly mid-record). */
+      TRUNCATED("tls_truncated");
+
+      private final String label;
+
+      Kind(String label) {
+        this.label = label;
+      }
+    }
+
+    @Override
+    public String label() {
+      return kind.label;
+    }
+
+    @Override
+    public String toString() {
+      return "TlsFailure[" + kind.label + ": " + detail + "]";
+    }
+  }
+
   /** The canonical normal close. */
   CloseReason NORMAL = new Normal();
 

@@ -8,7 +8,11 @@ public final class ConnectionClosedException extends IOException {
 
   private final transient CloseReason reason;
 
-  ConnectionClosedException(String message, CloseReason reason) {
+  /**
+   * @param message what was refused and why
+   * @param reason why the connection closed, or null when only its output was shut down
+   */
+  public ConnectionClosedException(String message, CloseReason reason) {
     super(message, reason instanceof CloseReason.Error(Throwable cause) ? cause : null);
     this.reason = reason;
   }

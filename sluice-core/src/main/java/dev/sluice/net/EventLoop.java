@@ -15,7 +15,11 @@ import java.nio.channels.SelectableChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -47,6 +51,8 @@ public final class EventLoop implements Executor {
   private final TimerWheel timers;
   private final Consumer<SelectionKey> onSelected = this::dispatch;
   private final ByteBuffer[] gather = new ByteBuffer[64];
+  private final Map<LoopLocal<?>, AutoCloseable> locals = new IdentityHashMap<>();
+  private final List<AutoCloseable> localsInCreationOrder = new ArrayList<>();
   private volatile boolean shuttingDown;
   private Arena stagingArena;
   private ByteBuffer staging;
@@ -112,15 +118,59 @@ public final class EventLoop implements Executor {
     return future;
   }
 
-  // ---- loop-internal API used by Connection and Listener ----
+  /**
+   * This loop's instance of {@code slot}, created on first use. Loop thread only: the resource
+   * belongs to the loop and is closed by it when it stops.
+   *
+   * @throws IllegalStateException when called from another thread
+   */
+  public <T extends AutoCloseable> T local(LoopLocal<T> slot) {
+    requireInLoop("local");
+    AutoCloseable existing = locals.get(slot);
+    if (existing == null) {
+      existing = slot.create(this);
+      locals.put(slot, existing);
+      localsInCreationOrder.add(existing);
+    }
+    @SuppressWarnings("unchecked") // the map only pairs a slot with what its own factory made
+    T resource = (T) existing;
+    return resource;
+  }
 
-  TransportConfig config() {
+  /**
+   * Runs {@code task} on this loop once {@code delay} has passed (at the resolution of {@link
+   * TransportConfig#timerTick()}), unless the returned timeout is cancelled first. Scheduling and
+   * cancelling cost O(1) and allocate only the handle. Loop thread only.
+   *
+   * @throws IllegalStateException when called from another thread
+   */
+  public Timeout schedule(Duration delay, Runnable task) {
+    requireInLoop("schedule");
+    Timeout timeout = new Timeout(task);
+    timers.schedule(timeout, delay.toNanos(), nowNanos);
+    return timeout;
+  }
+
+  /** The settings this loop runs with. */
+  public TransportConfig config() {
     return config;
   }
 
-  MemoryCounters counters() {
+  /**
+   * The loop's memory counters. Layers on top of the transport (TLS) add the memory they hold; only
+   * this loop's thread may add.
+   */
+  public MemoryCounters counters() {
     return counters;
   }
+
+  private void requireInLoop(String what) {
+    if (!inLoop()) {
+      throw new IllegalStateException(what + " must be called on " + thread.getName());
+    }
+  }
+
+  // ---- loop-internal API used by Connection and Listener ----
 
   ReadSlab readSlab() {
     return readSlab;
@@ -224,6 +274,7 @@ public final class EventLoop implements Executor {
         }
       }
       runTasks();
+      closeLocals();
       readSlab.close();
       slabPool.close();
       if (stagingArena != null) {
@@ -237,6 +288,41 @@ public final class EventLoop implements Executor {
     } finally {
       terminated.countDown();
       tasks.clear();
+    }
+  }
+
+  private void closeLocals() {
+    for (int i = localsInCreationOrder.size() - 1; i >= 0; i--) {
+      try {
+        localsInCreationOrder.get(i).close();
+      } catch (Exception e) {
+        LOG.log(System.Logger.Level.WARNING, "error closing a loop-local resource", e);
+      }
+    }
+    localsInCreationOrder.clear();
+    locals.clear();
+  }
+
+  /** A task scheduled with {@link #schedule}; cancel it on the loop thread. */
+  public final class Timeout extends TimerWheel.Timer {
+    private final Runnable task;
+
+    private Timeout(Runnable task) {
+      this.task = task;
+    }
+
+    /** Stops the task from running; does nothing once it ran or was cancelled. Loop thread only. */
+    public void cancel() {
+      timers.cancel(this);
+    }
+
+    @Override
+    void expire() {
+      try {
+        task.run();
+      } catch (Throwable t) {
+        LOG.log(System.Logger.Level.WARNING, "scheduled task failed on " + thread.getName(), t);
+      }
     }
   }
 
