@@ -1,0 +1,152 @@
+package dev.sluice.tls;
+
+import dev.sluice.net.ConnectionHandler;
+import dev.sluice.net.EventLoop;
+import dev.sluice.net.EventLoopGroup;
+import dev.sluice.net.SocketOptions;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.security.GeneralSecurityException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.SNIHostName;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLParameters;
+
+/**
+ * The client side of TLS: one {@link SSLContext} built from a {@link TlsClientConfig} (so sessions
+ * can be resumed), used for any number of connections:
+ *
+ * <pre>{@code
+ * TlsClient tls = TlsClient.create(TlsClientConfig.trusting(TrustMaterial.fromPem(caFile)));
+ * TlsConnection c = tls.connect(group, address, SocketOptions.defaults(), handler).get();
+ * }</pre>
+ */
+public final class TlsClient {
+  private final TlsClientConfig config;
+  private final SSLContext context;
+
+  private TlsClient(TlsClientConfig config, SSLContext context) {
+    this.config = config;
+    this.context = context;
+  }
+
+  /**
+   * Builds the client's TLS context.
+   *
+   * @throws GeneralSecurityException when the JDK rejects the configuration
+   */
+  public static TlsClient create(TlsClientConfig config) throws GeneralSecurityException {
+    SSLContext context = SSLContext.getInstance("TLS");
+    context.init(
+        config.clientKey() == null
+            ? null
+            : new KeyManager[] {KeyManagers.forClient(config.clientKey())},
+        config.trust() == null ? null : config.trust().trustManagers(),
+        null);
+    TlsClient client = new TlsClient(config, context);
+    try {
+      client.newEngine("localhost", 443, "localhost"); // fail now on unknown protocols
+    } catch (SSLException e) {
+      throw new GeneralSecurityException(e.getMessage(), e);
+    }
+    return client;
+  }
+
+  /** The configuration this client was built from. */
+  public TlsClientConfig config() {
+    return config;
+  }
+
+  /**
+   * Connects on the group's next loop; see {@link #connect(EventLoop, SocketAddress, String,
+   * SocketOptions, ConnectionHandler)}.
+   */
+  public CompletableFuture<TlsConnection> connect(
+      EventLoopGroup group,
+      SocketAddress address,
+      SocketOptions options,
+      ConnectionHandler handler) {
+    return connect(group.next(), address, config.serverName(), options, handler);
+  }
+
+  /**
+   * Connects to {@code address} and runs the TLS handshake. The future completes after {@link
+   * ConnectionHandler#onActive} (the handshake has finished), or fails: with a {@link
+   * java.net.ConnectException} when the TCP connect fails, with a {@link TlsHandshakeException}
+   * when the handshake does. The handler hears nothing of a connection that never became active.
+   *
+   * @param serverName sent as SNI and verified against the certificate; null for the address's host
+   */
+  public CompletableFuture<TlsConnection> connect(
+      EventLoop loop,
+      SocketAddress address,
+      String serverName,
+      SocketOptions options,
+      ConnectionHandler handler) {
+    CompletableFuture<TlsConnection> ready = new CompletableFuture<>();
+    ConnectionHandler transportHandler = newConnectionHandler(address, serverName, handler, ready);
+    loop.connect(address, options, transportHandler)
+        .whenComplete(
+            (transport, error) -> {
+              if (error != null) {
+                ready.completeExceptionally(error);
+              }
+            });
+    return ready;
+  }
+
+  /**
+   * A transport handler that runs TLS as a client over a connection being made to {@code address},
+   * presenting the decrypted stream to {@code app}; {@code ready} (may be null) completes when the
+   * handshake has finished.
+   */
+  public ConnectionHandler newConnectionHandler(
+      SocketAddress address,
+      String serverName,
+      ConnectionHandler app,
+      CompletableFuture<TlsConnection> ready) {
+    String host = serverName != null ? serverName : hostOf(address);
+    int port = address instanceof InetSocketAddress inet ? inet.getPort() : -1;
+    if (host == null && config.verifyHostname()) {
+      throw new IllegalArgumentException(
+          "no server name to verify for " + address + ": set TlsClientConfig.serverName");
+    }
+    TlsConnection.EngineFactory engines = transport -> newEngine(host, port, serverName);
+    return new TlsConnection(engines, app, config.handshakeTimeout(), ready).transportHandler();
+  }
+
+  private SSLEngine newEngine(String host, int port, String explicitServerName)
+      throws SSLException {
+    SSLEngine engine =
+        host == null ? context.createSSLEngine() : context.createSSLEngine(host, port);
+    engine.setUseClientMode(true);
+    SSLParameters parameters = engine.getSSLParameters();
+    try {
+      parameters.setProtocols(config.protocols().toArray(String[]::new));
+      parameters.setApplicationProtocols(config.applicationProtocols().toArray(String[]::new));
+      if (config.verifyHostname()) {
+        parameters.setEndpointIdentificationAlgorithm("HTTPS");
+      }
+      String sni = explicitServerName != null ? explicitServerName : host;
+      if (sni != null && !isIpLiteral(sni)) {
+        parameters.setServerNames(List.of(new SNIHostName(sni)));
+      }
+      engine.setSSLParameters(parameters);
+    } catch (IllegalArgumentException e) {
+      throw new SSLException("invalid TLS client parameters: " + e.getMessage(), e);
+    }
+    return engine;
+  }
+
+  private static String hostOf(SocketAddress address) {
+    return address instanceof InetSocketAddress inet ? inet.getHostString() : null;
+  }
+
+  private static boolean isIpLiteral(String host) {
+    return host.contains(":") || host.matches("[0-9.]+");
+  }
+}

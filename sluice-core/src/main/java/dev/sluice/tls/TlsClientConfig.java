@@ -1,0 +1,97 @@
+package dev.sluice.tls;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * What a TLS client trusts and presents.
+ *
+ * @param trust the authorities the server's certificate must chain to; null for the JDK's default
+ *     trust store
+ * @param clientKey the certificate to present when the server asks for one; null for none
+ * @param serverName the name sent as SNI and checked against the server's certificate; null to use
+ *     the host of the address connected to (an IP address is verified but not sent as SNI)
+ * @param verifyHostname whether the server's certificate must match the server name
+ * @param protocols enabled protocol versions
+ * @param applicationProtocols ALPN protocols to offer, most preferred first; empty for no ALPN
+ * @param handshakeTimeout how long the handshake may take after the TCP connect
+ */
+public record TlsClientConfig(
+    TrustMaterial trust,
+    KeyMaterial clientKey,
+    String serverName,
+    boolean verifyHostname,
+    List<String> protocols,
+    List<String> applicationProtocols,
+    Duration handshakeTimeout) {
+
+  public TlsClientConfig {
+    if (protocols.isEmpty()) {
+      throw new IllegalArgumentException("no TLS protocol enabled");
+    }
+    protocols = List.copyOf(protocols);
+    applicationProtocols = List.copyOf(applicationProtocols);
+    if (handshakeTimeout.isNegative() || handshakeTimeout.isZero()) {
+      throw new IllegalArgumentException("handshakeTimeout must be positive");
+    }
+  }
+
+  /** A client trusting {@code trust}, verifying host names, TLS 1.3 and 1.2, no ALPN. */
+  public static TlsClientConfig trusting(TrustMaterial trust) {
+    return new TlsClientConfig(
+        trust,
+        null,
+        null,
+        true,
+        TlsServerConfig.DEFAULT_PROTOCOLS,
+        List.of(),
+        TlsServerConfig.DEFAULT_HANDSHAKE_TIMEOUT);
+  }
+
+  /** A client trusting the JDK's default authorities. */
+  public static TlsClientConfig defaults() {
+    return trusting(null);
+  }
+
+  /** With a client certificate. */
+  public TlsClientConfig withClientKey(KeyMaterial key) {
+    return new TlsClientConfig(
+        trust, key, serverName, verifyHostname, protocols, applicationProtocols, handshakeTimeout);
+  }
+
+  /** With the server name to send (SNI) and verify. */
+  public TlsClientConfig withServerName(String name) {
+    return new TlsClientConfig(
+        trust, clientKey, name, verifyHostname, protocols, applicationProtocols, handshakeTimeout);
+  }
+
+  /** With host-name verification on or off (the certificate chain is always verified). */
+  public TlsClientConfig withHostnameVerification(boolean on) {
+    return new TlsClientConfig(
+        trust, clientKey, serverName, on, protocols, applicationProtocols, handshakeTimeout);
+  }
+
+  /** With only these protocol versions enabled. */
+  public TlsClientConfig withProtocols(String... enabled) {
+    return new TlsClientConfig(
+        trust,
+        clientKey,
+        serverName,
+        verifyHostname,
+        List.of(enabled),
+        applicationProtocols,
+        handshakeTimeout);
+  }
+
+  /** With these ALPN protocols offered. */
+  public TlsClientConfig withApplicationProtocols(String... alpn) {
+    return new TlsClientConfig(
+        trust, clientKey, serverName, verifyHostname, protocols, List.of(alpn), handshakeTimeout);
+  }
+
+  /** With a handshake timeout. */
+  public TlsClientConfig withHandshakeTimeout(Duration timeout) {
+    return new TlsClientConfig(
+        trust, clientKey, serverName, verifyHostname, protocols, applicationProtocols, timeout);
+  }
+}

@@ -1,0 +1,119 @@
+package dev.sluice.tls;
+
+import dev.sluice.net.Connection;
+import dev.sluice.net.ConnectionHandler;
+import dev.sluice.net.EventLoopGroup;
+import dev.sluice.net.Listener;
+import dev.sluice.net.SocketOptions;
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.security.GeneralSecurityException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.SNIHostName;
+import javax.net.ssl.SNIMatcher;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLParameters;
+
+/**
+ * The server side of TLS: one {@link SSLContext} built from a {@link TlsServerConfig}, shared by
+ * every connection it accepts. Build it once (it validates the configuration) and listen with it:
+ *
+ * <pre>{@code
+ * TlsServer tls = TlsServer.create(TlsServerConfig.of(KeyMaterial.fromPem(chain, key)));
+ * Listener listener = tls.listen(group, address, SocketOptions.defaults(), MyHandler::new);
+ * }</pre>
+ */
+public final class TlsServer {
+  private final TlsServerConfig config;
+  private final SSLContext context;
+  private final SSLParameters parameters;
+
+  private TlsServer(TlsServerConfig config, SSLContext context, SSLParameters parameters) {
+    this.config = config;
+    this.context = context;
+    this.parameters = parameters;
+  }
+
+  /**
+   * Builds the server's TLS context.
+   *
+   * @throws GeneralSecurityException when the JDK rejects the configuration (an unknown
+   *     protocol...)
+   */
+  public static TlsServer create(TlsServerConfig config) throws GeneralSecurityException {
+    SSLContext context = SSLContext.getInstance("TLS");
+    context.init(
+        new KeyManager[] {KeyManagers.forServer(config)},
+        config.clientTrust() == null ? null : config.clientTrust().trustManagers(),
+        null);
+    SSLParameters parameters = context.getDefaultSSLParameters();
+    parameters.setProtocols(config.protocols().toArray(String[]::new));
+    parameters.setApplicationProtocols(config.applicationProtocols().toArray(String[]::new));
+    switch (config.clientAuth()) {
+      case REQUIRED -> parameters.setNeedClientAuth(true);
+      case OPTIONAL -> parameters.setWantClientAuth(true);
+      case NONE -> parameters.setNeedClientAuth(false);
+    }
+    if (config.defaultKey() == null) {
+      // No certificate for unknown names: refuse them with unrecognized_name.
+      parameters.setSNIMatchers(List.of(knownNames(config)));
+    }
+    try {
+      context.createSSLEngine().setSSLParameters(parameters); // fail now on unknown protocols
+    } catch (IllegalArgumentException e) {
+      throw new GeneralSecurityException("invalid TLS server parameters: " + e.getMessage(), e);
+    }
+    return new TlsServer(config, context, parameters);
+  }
+
+  /** The configuration this server was built from. */
+  public TlsServerConfig config() {
+    return config;
+  }
+
+  /**
+   * Accepts TLS connections on {@code address}: each gets a fresh handler from {@code handlers},
+   * which becomes active once its handshake has finished.
+   *
+   * @throws IOException if the address cannot be bound
+   */
+  public Listener listen(
+      EventLoopGroup group,
+      SocketAddress address,
+      SocketOptions options,
+      Supplier<? extends ConnectionHandler> handlers)
+      throws IOException {
+    return group.listen(address, options, () -> newConnectionHandler(handlers.get()));
+  }
+
+  /**
+   * A transport handler that runs TLS as a server and presents the decrypted stream to {@code app}:
+   * give it to a connection that has just been accepted, for example from a listener that decides
+   * per connection whether to speak TLS.
+   */
+  public ConnectionHandler newConnectionHandler(ConnectionHandler app) {
+    return new TlsConnection(this::newEngine, app, config.handshakeTimeout(), null)
+        .transportHandler();
+  }
+
+  private SSLEngine newEngine(Connection transport) {
+    SSLEngine engine = context.createSSLEngine();
+    engine.setUseClientMode(false);
+    engine.setSSLParameters(parameters);
+    return engine;
+  }
+
+  private static SNIMatcher knownNames(TlsServerConfig config) {
+    List<String> patterns = new ArrayList<>();
+    for (String name : config.keysByServerName().keySet()) {
+      patterns.add(
+          name.startsWith("*.") ? "[^.]+" + Pattern.quote(name.substring(1)) : Pattern.quote(name));
+    }
+    return SNIHostName.createSNIMatcher(String.join("|", patterns));
+  }
+}

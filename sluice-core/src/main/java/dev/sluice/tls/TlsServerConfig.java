@@ -1,0 +1,148 @@
+package dev.sluice.tls;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * What a TLS server presents and accepts.
+ *
+ * @param defaultKey the certificate for clients that send no server name, or one that matches no
+ *     entry of {@code keysByServerName}; null to refuse them (unrecognized_name)
+ * @param keysByServerName certificates chosen by the client's server name (SNI), keyed by
+ *     lower-case host name; a key {@code *.example.com} matches one label in its place
+ * @param clientAuth whether clients must present a certificate
+ * @param clientTrust the authorities client certificates must chain to; required unless {@code
+ *     clientAuth} is {@link ClientAuth#NONE}
+ * @param protocols enabled protocol versions, e.g. {@code TLSv1.3}, {@code TLSv1.2}
+ * @param applicationProtocols ALPN protocols in the server's order of preference; empty for no ALPN
+ * @param handshakeTimeout how long a client may take to complete its handshake
+ */
+public record TlsServerConfig(
+    KeyMaterial defaultKey,
+    Map<String, KeyMaterial> keysByServerName,
+    ClientAuth clientAuth,
+    TrustMaterial clientTrust,
+    List<String> protocols,
+    List<String> applicationProtocols,
+    Duration handshakeTimeout) {
+
+  /** TLS 1.3 and 1.2. */
+  public static final List<String> DEFAULT_PROTOCOLS = List.of("TLSv1.3", "TLSv1.2");
+
+  /** Ten seconds. */
+  public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
+
+  public TlsServerConfig {
+    LinkedHashMap<String, KeyMaterial> names = new LinkedHashMap<>();
+    keysByServerName.forEach((name, key) -> names.put(name.toLowerCase(Locale.ROOT), key));
+    keysByServerName = java.util.Collections.unmodifiableMap(names);
+    if (defaultKey == null && keysByServerName.isEmpty()) {
+      throw new IllegalArgumentException("a TLS server needs a default key or keys by server name");
+    }
+    if (clientAuth != ClientAuth.NONE && clientTrust == null) {
+      throw new IllegalArgumentException(
+          "client authentication " + clientAuth + " needs trust material for client certificates");
+    }
+    if (protocols.isEmpty()) {
+      throw new IllegalArgumentException("no TLS protocol enabled");
+    }
+    protocols = List.copyOf(protocols);
+    applicationProtocols = List.copyOf(applicationProtocols);
+    if (handshakeTimeout.isNegative() || handshakeTimeout.isZero()) {
+      throw new IllegalArgumentException("handshakeTimeout must be positive");
+    }
+  }
+
+  /** A server presenting {@code key} to every client: TLS 1.3 and 1.2, no ALPN, no client auth. */
+  public static TlsServerConfig of(KeyMaterial key) {
+    return new TlsServerConfig(
+        key,
+        Map.of(),
+        ClientAuth.NONE,
+        null,
+        DEFAULT_PROTOCOLS,
+        List.of(),
+        DEFAULT_HANDSHAKE_TIMEOUT);
+  }
+
+  /**
+   * A server with no default key: clients must ask for a name added with {@link #withServerName}.
+   */
+  public static TlsServerConfig bySniOnly(String serverName, KeyMaterial key) {
+    return new TlsServerConfig(
+        null,
+        Map.of(serverName, key),
+        ClientAuth.NONE,
+        null,
+        DEFAULT_PROTOCOLS,
+        List.of(),
+        DEFAULT_HANDSHAKE_TIMEOUT);
+  }
+
+  /**
+   * With {@code key} presented to clients asking for {@code serverName} (may be {@code *.domain}).
+   */
+  public TlsServerConfig withServerName(String serverName, KeyMaterial key) {
+    Map<String, KeyMaterial> names = new LinkedHashMap<>(keysByServerName);
+    names.put(serverName, key);
+    return new TlsServerConfig(
+        defaultKey,
+        names,
+        clientAuth,
+        clientTrust,
+        protocols,
+        applicationProtocols,
+        handshakeTimeout);
+  }
+
+  /** With client-certificate authentication. */
+  public TlsServerConfig withClientAuth(ClientAuth auth, TrustMaterial trust) {
+    return new TlsServerConfig(
+        defaultKey,
+        keysByServerName,
+        auth,
+        trust,
+        protocols,
+        applicationProtocols,
+        handshakeTimeout);
+  }
+
+  /** With only these protocol versions enabled. */
+  public TlsServerConfig withProtocols(String... enabled) {
+    return new TlsServerConfig(
+        defaultKey,
+        keysByServerName,
+        clientAuth,
+        clientTrust,
+        List.of(enabled),
+        applicationProtocols,
+        handshakeTimeout);
+  }
+
+  /** With these ALPN protocols, most preferred first. */
+  public TlsServerConfig withApplicationProtocols(String... alpn) {
+    return new TlsServerConfig(
+        defaultKey,
+        keysByServerName,
+        clientAuth,
+        clientTrust,
+        protocols,
+        List.of(alpn),
+        handshakeTimeout);
+  }
+
+  /** With a handshake timeout. */
+  public TlsServerConfig withHandshakeTimeout(Duration timeout) {
+    return new TlsServerConfig(
+        defaultKey,
+        keysByServerName,
+        clientAuth,
+        clientTrust,
+        protocols,
+        applicationProtocols,
+        timeout);
+  }
+}
