@@ -89,6 +89,7 @@ public final class TlsConnection implements Connection {
   private boolean readingPaused;
   private boolean drainScheduled;
   private byte[] heldCiphertext;
+  private boolean ciphertextSeen;
   private volatile Object attachment;
 
   // Writes: the application's buffers by reference, in order.
@@ -350,9 +351,37 @@ public final class TlsConnection implements Connection {
 
   // ---- reading ----
 
+  private static final String[] HTTP_METHODS = {
+    "GET ", "HEAD", "POST", "PUT ", "DELE", "OPTI", "PATC", "CONN", "TRAC", "PRI "
+  };
+
+  /** Whether a server's first bytes are an HTTP request line rather than a ClientHello. */
+  private static boolean looksLikeHttp(ByteBuffer src) {
+    if (src.remaining() < 4) {
+      return false;
+    }
+    for (String method : HTTP_METHODS) {
+      boolean match = true;
+      for (int i = 0; i < 4 && match; i++) {
+        match = src.get(src.position() + i) == method.charAt(i);
+      }
+      if (match) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private void onCiphertext(ByteBuffer src) {
     if (closed || closingReason != null || engine == null) {
       return;
+    }
+    if (!ciphertextSeen) {
+      ciphertextSeen = true;
+      if (!engine.getUseClientMode() && looksLikeHttp(src)) {
+        fail(Kind.HANDSHAKE_FAILED, "a plaintext HTTP request on a TLS port", null);
+        return;
+      }
     }
     if (heldCiphertext == null) {
       unwrapAll(src);
@@ -883,9 +912,6 @@ public final class TlsConnection implements Connection {
 
   private void failOnEngineError(SSLException e) {
     String detail = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-    if (!appActive && detail.contains("Unsupported or unrecognized SSL message")) {
-      detail = "not TLS (a plaintext request on a TLS port?): " + detail;
-    }
     fail(appActive ? Kind.PROTOCOL_ERROR : Kind.HANDSHAKE_FAILED, detail, e);
   }
 

@@ -1,0 +1,92 @@
+package dev.sluice.tls;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.memory.LeakTracker;
+import dev.sluice.memory.MemoryStats;
+import dev.sluice.net.EventLoopGroup;
+import dev.sluice.net.Listener;
+import dev.sluice.net.SocketOptions;
+import dev.sluice.net.TransportConfig;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterEach;
+
+/** Groups, servers and clients for TLS tests; checks after each test that nothing leaked. */
+abstract class TlsTestBase {
+  static final InetSocketAddress LOOPBACK = new InetSocketAddress("127.0.0.1", 0);
+  static final long TIMEOUT_SECONDS = 30;
+
+  final TestPki pki = TestPki.get();
+  private final List<EventLoopGroup> groups = new ArrayList<>();
+  private final List<Listener> listeners = new ArrayList<>();
+
+  EventLoopGroup group(TransportConfig config) {
+    EventLoopGroup group = new EventLoopGroup(config);
+    groups.add(group);
+    return group;
+  }
+
+  EventLoopGroup group() {
+    return group(TransportConfig.defaults().withEventLoops(2));
+  }
+
+  Listener listen(EventLoopGroup group, TlsServerConfig config, Supplier<RecordingHandler> handlers)
+      throws Exception {
+    Listener listener =
+        TlsServer.create(config).listen(group, LOOPBACK, SocketOptions.defaults(), handlers);
+    listeners.add(listener);
+    return listener;
+  }
+
+  TlsServerConfig serverConfig() throws KeyMaterialException {
+    return TlsServerConfig.of(pki.serverKeyMaterial());
+  }
+
+  TlsClientConfig clientConfig() throws KeyMaterialException {
+    return TlsClientConfig.trusting(pki.caTrust()).withServerName("localhost");
+  }
+
+  TlsConnection connect(
+      EventLoopGroup group, TlsClientConfig config, Listener listener, RecordingHandler handler)
+      throws Exception {
+    return TlsClient.create(config)
+        .connect(group, listener.localAddress(), SocketOptions.defaults(), handler)
+        .get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+  }
+
+  static <T> T await(CompletableFuture<T> future) throws Exception {
+    return future.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+  }
+
+  /** Polls until the group holds no per-connection memory (loops settle asynchronously). */
+  static MemoryStats awaitQuiet(EventLoopGroup group) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    MemoryStats stats = group.memoryStats();
+    while (System.nanoTime() < deadline && !quiet(stats)) {
+      Thread.sleep(5);
+      stats = group.memoryStats();
+    }
+    return stats;
+  }
+
+  static boolean quiet(MemoryStats stats) {
+    return stats.pendingWriteBytes() == 0
+        && stats.pendingCopyBytes() == 0
+        && stats.tlsHeldCiphertextBytes() == 0
+        && stats.handedOffChunks() == 0;
+  }
+
+  @AfterEach
+  void closeAndCheckForLeaks() {
+    listeners.forEach(Listener::close);
+    groups.forEach(EventLoopGroup::close);
+    List<LeakTracker.Allocation> live = LeakTracker.live();
+    LeakTracker.reset();
+    assertThat(live).as("slabs or handed-off chunks still live after the test").isEmpty();
+  }
+}
