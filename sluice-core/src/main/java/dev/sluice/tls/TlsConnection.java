@@ -469,10 +469,12 @@ public final class TlsConnection implements Connection {
     if (status == HandshakeStatus.NEED_TASK) {
       runDelegatedTasks();
     }
+    boolean renegotiated = status == HandshakeStatus.FINISHED && appActive;
     if (status == HandshakeStatus.FINISHED) {
       onHandshakeFinished();
     }
-    if (!closed && engine.getHandshakeStatus() == HandshakeStatus.NEED_WRAP) {
+    // A TLS 1.2 renegotiation held application writes back; they may go on now.
+    if (!closed && (renegotiated || engine.getHandshakeStatus() == HandshakeStatus.NEED_WRAP)) {
       flushOutbound();
     }
     return !closed && closingReason == null;

@@ -6,8 +6,18 @@ import dev.sluice.net.CloseReason;
 import dev.sluice.net.Connection;
 import dev.sluice.net.EventLoopGroup;
 import dev.sluice.net.Listener;
+import dev.sluice.net.SocketOptions;
+import dev.sluice.net.TransportConfig;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -44,5 +54,78 @@ class TlsBasicsTest extends TlsTestBase {
     await(server.endOfInput);
     assertThat(await(server.closed)).isEqualTo(CloseReason.NORMAL);
     assertThat(awaitQuiet(group)).matches(TlsTestBase::quiet);
+  }
+
+  @ParameterizedTest
+  @ValueSource(ints = {1, 20_000, 40_000, 1 << 20})
+  void runsOverUnixDomainSocketsWithExactSizeChunks(int size, @TempDir Path dir) throws Exception {
+    EventLoopGroup group = group();
+    ByteBuffer payload = RecordingHandler.payload(size, size, false);
+    RecordingHandler server =
+        new RecordingHandler() {
+          @Override
+          public void onActive(Connection connection) {
+            super.onActive(connection);
+            connection.write(payload.duplicate());
+            connection.shutdownOutput();
+          }
+        };
+    Listener listener =
+        TlsServer.create(serverConfig())
+            .listen(
+                group,
+                UnixDomainSocketAddress.of(dir.resolve("tls.sock")),
+                SocketOptions.defaults(),
+                () -> server);
+    RecordingHandler client = new RecordingHandler();
+    var hash = client.expect(size);
+    // No host to take a name from: the server name is given.
+    await(
+        TlsClient.create(clientConfig())
+            .connect(group, listener.localAddress(), SocketOptions.defaults(), client));
+
+    assertThat(await(hash)).isEqualTo(RecordingHandler.sha256(payload));
+    await(client.endOfInput);
+    assertThat(await(client.closed)).isEqualTo(CloseReason.NORMAL);
+    assertThat(client.violations).isEmpty();
+    listener.close();
+  }
+
+  @Test
+  void refusedConnectFailsTheFutureWithAConnectException() throws Exception {
+    EventLoopGroup group = group();
+    int port;
+    try (ServerSocket unused = new ServerSocket(0)) {
+      port = unused.getLocalPort();
+    }
+    RecordingHandler handler = new RecordingHandler();
+    var future =
+        TlsClient.create(clientConfig())
+            .connect(
+                group, new InetSocketAddress("127.0.0.1", port), SocketOptions.defaults(), handler);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> await(future))
+        .cause()
+        .isInstanceOf(ConnectException.class);
+    assertThat(handler.active).isNotDone();
+  }
+
+  @Test
+  void idleTimeoutClosesAnIdleTlsConnection() throws Exception {
+    EventLoopGroup group = group(TransportConfig.defaults().withEventLoops(2));
+    RecordingHandler server = new RecordingHandler();
+    Listener listener =
+        TlsServer.create(serverConfig())
+            .listen(
+                group,
+                LOOPBACK,
+                SocketOptions.defaults().withIdleTimeout(Duration.ofMillis(1500)),
+                () -> server);
+    RecordingHandler client = new RecordingHandler();
+    connect(group, clientConfig(), listener, client);
+
+    assertThat(await(server.closed)).isEqualTo(new CloseReason.IdleTimeout(1500));
+    // The server's transport closed without close_notify: to the client, a truncation.
+    assertThat(await(client.closed)).isInstanceOf(CloseReason.TlsFailure.class);
+    listener.close();
   }
 }
