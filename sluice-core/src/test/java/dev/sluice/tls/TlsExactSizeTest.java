@@ -12,6 +12,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Seed 003: every chunk a TLS read hands the application is exact-size (capacity == length, offset
@@ -32,7 +33,20 @@ class TlsExactSizeTest extends TlsTestBase {
   @ParameterizedTest(name = "{0} {1} B")
   @MethodSource("sizes")
   void everyChunkIsExactSize(String protocol, int size) throws Exception {
-    EventLoopGroup group = group(TransportConfig.defaults().withEventLoops(2));
+    transfer(TransportConfig.defaults().withEventLoops(2), protocol, size);
+  }
+
+  @ParameterizedTest(name = "16 KiB slab, 4 KiB threshold: {0} B")
+  @ValueSource(ints = {1, 4096, 4097, 16384, 16385, 40_000, 1 << 20})
+  void everyChunkIsExactSizeWithASmallSlab(int size) throws Exception {
+    transfer(
+        TransportConfig.defaults().withEventLoops(2).withSlab(16 * 1024, 4 * 1024),
+        "TLSv1.3",
+        size);
+  }
+
+  private void transfer(TransportConfig config, String protocol, int size) throws Exception {
+    EventLoopGroup group = group(config);
     ByteBuffer payload = RecordingHandler.payload(size, size, false);
     String expected = RecordingHandler.sha256(payload);
     Listener listener =
@@ -48,7 +62,7 @@ class TlsExactSizeTest extends TlsTestBase {
                     connection.shutdownOutput();
                   }
                 });
-    RecordingHandler client = new RecordingHandler(0, TransportConfig.DEFAULT_COPY_THRESHOLD);
+    RecordingHandler client = new RecordingHandler(0, config.copyThreshold());
     var hash = client.expect(size);
     connect(group, clientConfig(), listener, client);
 
@@ -57,7 +71,7 @@ class TlsExactSizeTest extends TlsTestBase {
     assertThat(await(client.closed)).isEqualTo(CloseReason.NORMAL);
     assertThat(client.violations).isEmpty();
     assertThat(client.chunks).isPositive();
-    if (size <= TransportConfig.DEFAULT_COPY_THRESHOLD) {
+    if (size <= config.copyThreshold()) {
       assertThat(client.handedOffChunks).isZero();
     }
     assertThat(awaitQuiet(group)).matches(TlsTestBase::quiet);
