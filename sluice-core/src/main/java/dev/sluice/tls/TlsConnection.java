@@ -383,13 +383,16 @@ public final class TlsConnection implements Connection {
         return;
       }
     }
+    ReadSlab slab = buffers.plaintext();
+    ByteBuffer plaintext = slab.prepareRead();
     if (heldCiphertext == null) {
-      unwrapAll(src);
+      plaintext = unwrapInto(src, slab, plaintext);
+      finishRead(slab, plaintext);
       keepRemainder(src, null, 0);
       return;
     }
     // Complete the partial record kept from the last read in the loop's assembly buffer, then go
-    // on decrypting straight from the read slab.
+    // on decrypting straight from the read slab; the application gets both in one delivery.
     byte[] prefix = releaseHeld();
     ByteBuffer assembly = buffers.assembly();
     if (prefix.length >= assembly.capacity()) {
@@ -400,24 +403,35 @@ public final class TlsConnection implements Connection {
     int appended = Math.min(src.remaining(), assembly.capacity() - prefix.length);
     assembly.put(prefix).put(assembly.position(), src, start, appended);
     assembly.limit(prefix.length + appended).position(0);
-    unwrapAll(assembly);
+    plaintext = unwrapInto(assembly, slab, plaintext);
+    if (plaintext == null) {
+      return;
+    }
     int consumed = assembly.position();
     if (consumed >= prefix.length) {
       src.position(start + consumed - prefix.length);
-      unwrapAll(src);
+      plaintext = unwrapInto(src, slab, plaintext);
+      finishRead(slab, plaintext);
       keepRemainder(src, null, 0);
     } else {
       src.position(start);
+      finishRead(slab, plaintext);
       keepRemainder(src, prefix, consumed);
     }
   }
 
-  /**
-   * Decrypts records from {@code src} until it runs dry, ends in a partial record, or must stop.
-   */
-  private void unwrapAll(ByteBuffer src) {
+  /** Decrypts {@code src} on its own (held ciphertext, after a pause). */
+  private void decrypt(ByteBuffer src) {
     ReadSlab slab = buffers.plaintext();
-    ByteBuffer dst = slab.prepareRead();
+    finishRead(slab, unwrapInto(src, slab, slab.prepareRead()));
+  }
+
+  /**
+   * Decrypts records from {@code src} into {@code dst} (the loop's plaintext slab, lent to the
+   * application whenever it fills) until {@code src} runs dry, ends in a partial record, or reading
+   * must stop. Returns the plaintext buffer to go on with, or null when the connection is closing.
+   */
+  private ByteBuffer unwrapInto(ByteBuffer src, ReadSlab slab, ByteBuffer dst) {
     int idleSteps = 0;
     while (src.hasRemaining() && mayRead()) {
       SSLEngineResult result;
@@ -426,7 +440,7 @@ public final class TlsConnection implements Connection {
       } catch (SSLException e) {
         deliver(slab, dst);
         failOnEngineError(e);
-        return;
+        return null;
       }
       Status status = result.getStatus();
       if (status == Status.BUFFER_UNDERFLOW) {
@@ -435,7 +449,7 @@ public final class TlsConnection implements Connection {
       if (status == Status.BUFFER_OVERFLOW) {
         if (dst.position() == 0) {
           fail(Kind.PROTOCOL_ERROR, "a TLS record does not fit the plaintext slab", null);
-          return;
+          return null;
         }
         deliver(slab, dst);
         dst = slab.prepareRead();
@@ -447,12 +461,20 @@ public final class TlsConnection implements Connection {
       }
       idleSteps = result.bytesConsumed() == 0 && result.bytesProduced() == 0 ? idleSteps + 1 : 0;
       if (!afterEngineStep(result.getHandshakeStatus())) {
-        return;
+        return null;
       }
       if (idleSteps > 2) {
         fail(Kind.PROTOCOL_ERROR, "the TLS engine stopped making progress", null);
-        return;
+        return null;
       }
+    }
+    return closed || closingReason != null ? null : dst;
+  }
+
+  /** Lends the last plaintext to the application, then reports close_notify if it came. */
+  private void finishRead(ReadSlab slab, ByteBuffer dst) {
+    if (dst == null) {
+      return;
     }
     deliver(slab, dst);
     if (inboundDone && !closed && closingReason == null) {
@@ -541,7 +563,7 @@ public final class TlsConnection implements Connection {
     byte[] held = releaseHeld();
     if (held != null) {
       ByteBuffer src = ByteBuffer.wrap(held);
-      unwrapAll(src);
+      decrypt(src);
       keepRemainder(src, null, 0);
     }
     if (!closed && !readingPaused) {
