@@ -93,9 +93,7 @@ public final class TlsConnection implements Connection {
   private volatile Object attachment;
 
   // Writes: the application's buffers by reference, in order.
-  private PendingPlain head;
-  private PendingPlain tail;
-  private long pendingPlainBytes;
+  private PlaintextQueue writes;
   private volatile boolean writable = true;
   private boolean batchInFlight;
   private boolean flushing;
@@ -157,7 +155,7 @@ public final class TlsConnection implements Connection {
   /** Plaintext queued and not yet encrypted, plus ciphertext not yet handed to the socket. */
   @Override
   public long pendingWriteBytes() {
-    return pendingPlainBytes + transport.pendingWriteBytes();
+    return writes.unencryptedBytes() + transport.pendingWriteBytes();
   }
 
   @Override
@@ -301,6 +299,7 @@ public final class TlsConnection implements Connection {
     loop = connection.loop();
     buffers = loop.local(TlsLoopBuffers.SLOT);
     counters = buffers.counters();
+    writes = new PlaintextQueue(counters);
     try {
       engine = engineFactory.create(connection);
       engine.beginHandshake();
@@ -577,7 +576,7 @@ public final class TlsConnection implements Connection {
       return;
     }
     if (engine.isOutboundDone()) {
-      failPendingWrites(
+      writes.failAll(
           new ConnectionClosedException(
               "the peer closed the TLS session and the protocol ("
                   + engine.getSession().getProtocol()
@@ -636,27 +635,16 @@ public final class TlsConnection implements Connection {
       notify(listener, new ConnectionClosedException("TLS output already shut down", null));
       return;
     }
-    if (!buffer.hasRemaining() && head == null) {
+    if (!buffer.hasRemaining() && writes.isEmpty()) {
       notify(listener, null);
       return;
     }
-    PendingPlain entry = new PendingPlain(buffer, listener);
-    if (tail == null) {
-      head = entry;
-    } else {
-      tail.next = entry;
-    }
-    tail = entry;
-    addPendingPlain(buffer.remaining());
+    PlaintextQueue.Entry entry = writes.add(buffer, listener);
     if (appActive) {
-      flushOutbound();
+      flushOutbound(); // encrypts and sends what the socket takes now
     }
-    if (transientSource && entry.buffer.hasRemaining() && !closed) {
-      byte[] rest = new byte[entry.buffer.remaining()];
-      entry.buffer.get(rest);
-      entry.buffer = ByteBuffer.wrap(rest);
-      entry.copied = true;
-      counters.addPendingCopyBytes(rest.length);
+    if (transientSource && !closed) {
+      writes.copyRest(entry);
     }
     updateWritability();
   }
@@ -719,7 +707,7 @@ public final class TlsConnection implements Connection {
       onHandshakeFinished();
     }
     if (!batchInFlight) {
-      completeWrittenEntries();
+      writes.completeEncrypted();
     }
     updateWritability();
     if (closeNotifyNeedsFollowUp) {
@@ -766,7 +754,7 @@ public final class TlsConnection implements Connection {
       if (!appActive || engine.isOutboundDone() || closeNotifyQueued) {
         return flags;
       }
-      if (pendingPlainBytes > 0) {
+      if (writes.unencryptedBytes() > 0) {
         if (batchInFlight
             || records >= TlsLoopBuffers.RECORDS_PER_WRITE
             || out.remaining() < packetSize) {
@@ -774,7 +762,7 @@ public final class TlsConnection implements Connection {
         }
         SSLEngineResult result = wrapApplicationData(out);
         if (result.getStatus() == Status.CLOSED) {
-          failPendingWrites(new ConnectionClosedException("TLS output closed", null));
+          writes.failAll(new ConnectionClosedException("TLS output closed", null));
           return flags;
         }
         if (result.getStatus() == Status.BUFFER_OVERFLOW) {
@@ -796,15 +784,10 @@ public final class TlsConnection implements Connection {
   /** Encrypts one record from the head of the queue, gathering small buffers together. */
   private SSLEngineResult wrapApplicationData(ByteBuffer out) throws SSLException {
     ByteBuffer[] gather = buffers.gather();
-    int count = 0;
-    for (PendingPlain p = head; p != null && count < gather.length; p = p.next) {
-      if (p.buffer.hasRemaining()) {
-        gather[count++] = p.buffer;
-      }
-    }
+    int count = writes.gather(gather);
     try {
       SSLEngineResult result = engine.wrap(gather, 0, count, out);
-      addPendingPlain(-result.bytesConsumed());
+      writes.encrypted(result.bytesConsumed());
       return result;
     } finally {
       Arrays.fill(gather, 0, count, null);
@@ -827,7 +810,7 @@ public final class TlsConnection implements Connection {
     if (error != null || closed || flushing) {
       return; // a failure closes the transport, which tells us; a flush in progress goes on
     }
-    completeWrittenEntries();
+    writes.completeEncrypted();
     updateWritability();
     flushOutbound();
   }
@@ -859,39 +842,6 @@ public final class TlsConnection implements Connection {
     if (!closed && inboundDone && closeNotifySent) {
       transport.close();
     }
-  }
-
-  /** Completes the entries whose bytes have all been encrypted and handed to the socket. */
-  private void completeWrittenEntries() {
-    while (head != null && !head.buffer.hasRemaining()) {
-      PendingPlain done = head;
-      head = done.next;
-      if (head == null) {
-        tail = null;
-      }
-      if (done.copied) {
-        counters.addPendingCopyBytes(-done.buffer.capacity());
-      }
-      notify(done.listener, null);
-    }
-  }
-
-  private void failPendingWrites(ConnectionClosedException error) {
-    PendingPlain p = head;
-    head = null;
-    tail = null;
-    addPendingPlain(-pendingPlainBytes);
-    for (; p != null; p = p.next) {
-      if (p.copied) {
-        counters.addPendingCopyBytes(-p.buffer.capacity());
-      }
-      notify(p.listener, error);
-    }
-  }
-
-  private void addPendingPlain(long delta) {
-    pendingPlainBytes += delta;
-    counters.addPendingWriteBytes(delta);
   }
 
   private void updateWritability() {
@@ -955,7 +905,7 @@ public final class TlsConnection implements Connection {
   /** Best effort: wraps what the engine has left to say (an alert, close_notify) and writes it. */
   private void sendCloseMessages() {
     try {
-      failPendingWrites(closedException());
+      writes.failAll(closedException());
       engine.closeOutbound();
       ByteBuffer out = buffers.ciphertextOut();
       for (int i = 0; i < 4 && engine.getHandshakeStatus() == HandshakeStatus.NEED_WRAP; i++) {
@@ -982,9 +932,9 @@ public final class TlsConnection implements Connection {
     if (handshakeTimer != null) {
       handshakeTimer.cancel();
     }
-    if (counters != null) {
+    if (writes != null) {
       releaseHeld();
-      failPendingWrites(closedException());
+      writes.failAll(closedException());
     }
     if (appActive) {
       try {
@@ -1036,33 +986,13 @@ public final class TlsConnection implements Connection {
     }
   }
 
-  private void notify(WriteListener listener, Throwable error) {
-    if (listener == null) {
-      return;
-    }
-    try {
-      listener.onWriteComplete(error);
-    } catch (Throwable t) {
-      LOG.log(System.Logger.Level.WARNING, "write listener failed on " + this, t);
-    }
+  private static void notify(WriteListener listener, Throwable error) {
+    PlaintextQueue.notify(listener, error);
   }
 
   @Override
   public String toString() {
     return "TlsConnection[" + (transport == null ? "connecting" : transport.toString()) + "]";
-  }
-
-  /** An application buffer waiting to be encrypted (or, fully encrypted, to reach the socket). */
-  private static final class PendingPlain {
-    ByteBuffer buffer;
-    final WriteListener listener;
-    boolean copied;
-    PendingPlain next;
-
-    PendingPlain(ByteBuffer buffer, WriteListener listener) {
-      this.buffer = buffer;
-      this.listener = listener;
-    }
   }
 
   /** The transport's handler: ciphertext in, ciphertext drained, transport closed. */
