@@ -2,6 +2,7 @@ package dev.sluice.net;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.testing.Accepted;
 import dev.sluice.testing.Await;
 import dev.sluice.testing.BufferKind;
 import dev.sluice.testing.DigestingHandler;
@@ -15,9 +16,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -44,17 +43,10 @@ class ConcurrentTransfersTest {
       throws Exception {
     TransportConfig config =
         TransportConfig.defaults().withEventLoops(2).withMaxBytesPerSocketWrite(cap);
-    Queue<DigestingHandler> receivers = new ConcurrentLinkedQueue<>();
+    Accepted<DigestingHandler> receivers =
+        new Accepted<>(() -> new DigestingHandler(config.copyThreshold()));
     List<Payload> payloads = new ArrayList<>();
-    try (Loopback loopback =
-        Loopback.start(
-            config,
-            transport.bindAddress(dir),
-            () -> {
-              DigestingHandler receiver = new DigestingHandler(config.copyThreshold());
-              receivers.add(receiver);
-              return receiver;
-            })) {
+    try (Loopback loopback = Loopback.start(config, transport.bindAddress(dir), receivers)) {
       List<RecordingHandler> senders = new ArrayList<>();
       List<Connection> clients = new ArrayList<>();
       for (int i = 0; i < CONNECTIONS; i++) {
@@ -80,9 +72,9 @@ class ConcurrentTransfersTest {
       for (Payload payload : payloads) {
         expected.add(payload.size() + " B " + payload.sha256());
       }
-      Await.until(() -> receivers.size() == CONNECTIONS, () -> receivers.size() + " accepted");
+      receivers.awaitCount(CONNECTIONS);
       List<String> received = new ArrayList<>();
-      for (DigestingHandler receiver : receivers) {
+      for (DigestingHandler receiver : receivers.all()) {
         DigestingHandler.Received r = Await.result(receiver.received(), "a transfer");
         received.add(r.bytes() + " B " + r.sha256());
       }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.memory.Chunk;
 import dev.sluice.memory.HeapChunk;
 import dev.sluice.memory.SlabChunk;
+import dev.sluice.testing.Accepted;
 import dev.sluice.testing.Await;
 import dev.sluice.testing.ExactSize;
 import dev.sluice.testing.Loopback;
@@ -54,26 +55,13 @@ class ExactSizeChunkTest {
       throws Exception {
     int[] messages = IntStream.of(sizes).flatMap(s -> IntStream.of(s, s, s)).toArray();
     assertThat(messages).hasSize(sizes.length * REPEATS);
-    List<RetainingReceiver> receivers = new ArrayList<>();
-    try (Loopback loopback =
-        Loopback.start(
-            config,
-            transport.bindAddress(dir),
-            () -> {
-              RetainingReceiver receiver = new RetainingReceiver(config.copyThreshold(), messages);
-              synchronized (receivers) {
-                receivers.add(receiver);
-              }
-              return receiver;
-            })) {
+    Accepted<RetainingReceiver> receivers =
+        new Accepted<>(() -> new RetainingReceiver(config.copyThreshold(), messages));
+    try (Loopback loopback = Loopback.start(config, transport.bindAddress(dir), receivers)) {
       AckPacedSender sender = new AckPacedSender(messages);
       loopback.connect(sender);
       Await.result(sender.done, "every message acknowledged");
-      RetainingReceiver receiver;
-      synchronized (receivers) {
-        receiver = receivers.getFirst();
-      }
-      List<List<Chunk>> kept = Await.result(receiver.done, "every message received");
+      List<List<Chunk>> kept = Await.result(receivers.next().done, "every message received");
       try {
         checkKeptChunks(loopback, config, messages, kept);
       } finally {

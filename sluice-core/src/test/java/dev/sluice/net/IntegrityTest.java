@@ -2,6 +2,7 @@ package dev.sluice.net;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.testing.Accepted;
 import dev.sluice.testing.Await;
 import dev.sluice.testing.BufferKind;
 import dev.sluice.testing.DigestingHandler;
@@ -16,7 +17,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -76,16 +76,9 @@ class IntegrityTest {
       throws Exception {
     TransportConfig config =
         TransportConfig.defaults().withEventLoops(2).withMaxBytesPerSocketWrite(cap);
-    LinkedBlockingQueue<DigestingHandler> receivers = new LinkedBlockingQueue<>();
-    try (Loopback loopback =
-        Loopback.start(
-            config,
-            transport.bindAddress(dir),
-            () -> {
-              DigestingHandler receiver = new DigestingHandler(config.copyThreshold());
-              receivers.add(receiver);
-              return receiver;
-            })) {
+    Accepted<DigestingHandler> receivers =
+        new Accepted<>(() -> new DigestingHandler(config.copyThreshold()));
+    try (Loopback loopback = Loopback.start(config, transport.bindAddress(dir), receivers)) {
       RecordingHandler sender = new RecordingHandler();
       Connection client = loopback.connect(sender);
       List<CompletableFuture<Void>> writes = new ArrayList<>();
@@ -94,7 +87,7 @@ class IntegrityTest {
       }
       client.shutdownOutput();
 
-      DigestingHandler receiver = receivers.take();
+      DigestingHandler receiver = receivers.next();
       DigestingHandler.Received received = Await.result(receiver.received(), "the whole payload");
       assertThat(received.bytes()).isEqualTo(payload.size());
       assertThat(received.sha256()).isEqualTo(payload.sha256());

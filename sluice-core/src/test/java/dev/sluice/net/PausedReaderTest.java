@@ -2,6 +2,7 @@ package dev.sluice.net;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.testing.Accepted;
 import dev.sluice.testing.Await;
 import dev.sluice.testing.BufferKind;
 import dev.sluice.testing.DigestingHandler;
@@ -17,7 +18,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -53,18 +53,11 @@ class PausedReaderTest {
       throws Exception {
     TransportConfig config =
         TransportConfig.defaults().withEventLoops(2).withMaxBytesPerSocketWrite(cap);
-    LinkedBlockingQueue<PausedReceiver> receivers = new LinkedBlockingQueue<>();
+    Accepted<PausedReceiver> receivers =
+        new Accepted<>(() -> new PausedReceiver(config.copyThreshold()));
     try (Payload payload = new PayloadPattern(PAYLOAD + cap).newPayload(kind, PAYLOAD);
         Loopback loopback =
-            Loopback.start(
-                config,
-                transport.bindAddress(dir),
-                SMALL_BUFFERS,
-                () -> {
-                  PausedReceiver receiver = new PausedReceiver(config.copyThreshold());
-                  receivers.add(receiver);
-                  return receiver;
-                })) {
+            Loopback.start(config, transport.bindAddress(dir), SMALL_BUFFERS, receivers)) {
       RecordingHandler sender = new RecordingHandler();
       Connection client = loopback.connect(SMALL_BUFFERS, sender);
       List<CompletableFuture<Void>> writes = new ArrayList<>();
@@ -72,7 +65,7 @@ class PausedReaderTest {
         writes.add(client.write(piece));
       }
       client.shutdownOutput();
-      PausedReceiver receiver = receivers.take();
+      PausedReceiver receiver = receivers.next();
 
       Await.until(() -> !sender.writabilityChanges().isEmpty(), () -> "the writer to fill up");
       WritabilityChange full = sender.writabilityChanges().getFirst();
