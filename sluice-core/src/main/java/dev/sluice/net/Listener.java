@@ -157,19 +157,30 @@ public final class Listener implements AutoCloseable {
   }
 
   private void onAcceptFailure(IOException e) {
+    // Pause first: what follows may fail, and the listener must not spin on a ready socket.
+    long pauseNanos = backoffNanos;
+    key.interestOps(0);
+    loop.timers().schedule(resumeTimer, pauseNanos, loop.now());
+    backoffNanos = Math.min(MAX_BACKOFF_NANOS, backoffNanos * 2);
+    acceptBackoffs.incrementAndGet();
     String message = String.valueOf(e.getMessage());
     boolean outOfDescriptors = message.contains("Too many open files");
-    acceptBackoffs.incrementAndGet();
-    LOG.log(
-        System.Logger.Level.WARNING,
-        "accept on {0} failed ({1}); pausing accepts for {2} ms{3}",
-        localAddress,
-        message,
-        backoffNanos / 1_000_000,
-        outOfDescriptors ? " until file descriptors free up" : "");
-    key.interestOps(0);
-    loop.timers().schedule(resumeTimer, backoffNanos, loop.now());
-    backoffNanos = Math.min(MAX_BACKOFF_NANOS, backoffNanos * 2);
+    try {
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "accept on {0} failed ({1}); pausing accepts for {2} ms{3}",
+          localAddress,
+          message,
+          pauseNanos / 1_000_000,
+          outOfDescriptors ? " until file descriptors free up" : "");
+    } catch (RuntimeException | Error loggingFailed) {
+      // Out of descriptors, logging may need one it cannot open (a log file, or time-zone data
+      // the first time a record is formatted, which fails with a plain Error). The log line is
+      // lost; the event loop must not be.
+      if (loggingFailed instanceof VirtualMachineError fatal) {
+        throw fatal;
+      }
+    }
   }
 
   /** Stops accepting and unbinds; accepted connections stay open. */
