@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
@@ -151,8 +152,16 @@ public final class Listener implements AutoCloseable {
     EventLoop target = group.next();
     if (target == loop) {
       SocketConnection.accepted(loop, channel, options, handler);
-    } else {
+      return;
+    }
+    try {
       target.execute(() -> SocketConnection.accepted(target, channel, options, handler));
+    } catch (RejectedExecutionException shuttingDown) {
+      try {
+        channel.close();
+      } catch (IOException ignored) {
+        // nothing more to do for a connection no loop will serve
+      }
     }
   }
 
@@ -210,7 +219,7 @@ public final class Listener implements AutoCloseable {
     } else {
       try {
         loop.execute(closeNow);
-      } catch (java.util.concurrent.RejectedExecutionException e) {
+      } catch (RejectedExecutionException e) {
         closeNow.run();
       }
     }
