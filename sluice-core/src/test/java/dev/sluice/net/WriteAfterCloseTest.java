@@ -7,10 +7,14 @@ import dev.sluice.testing.Await;
 import dev.sluice.testing.Loopback;
 import dev.sluice.testing.RecordingHandler;
 import dev.sluice.testing.Transport;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -93,6 +97,40 @@ class WriteAfterCloseTest {
       assertThat(failure).isInstanceOf(ConnectionClosedException.class);
       assertThat(((ConnectionClosedException) failure).reason()).isEqualTo(CloseReason.SHUTDOWN);
       assertThat(connection.isOpen()).isFalse();
+    }
+  }
+
+  /**
+   * Every write is answered, even the thousands still queued for the loop when its group shuts
+   * down: the loop is held busy while they queue and the shutdown starts, then let go.
+   */
+  @Test
+  void writesStillQueuedWhenTheGroupShutsDownAreAllAnswered() throws Exception {
+    List<CompletableFuture<Void>> writes = new ArrayList<>();
+    CountDownLatch release = new CountDownLatch(1);
+    try (Loopback loopback = start(new Accepted<>(RecordingHandler::new))) {
+      Connection connection = loopback.connect(new RecordingHandler());
+      connection.loop().execute(() -> awaitQuietly(release));
+      for (int i = 0; i < 10_000; i++) {
+        writes.add(connection.write(bytes("x")));
+      }
+      loopback.group().loops().forEach(EventLoop::shutdown);
+      release.countDown();
+    }
+    for (CompletableFuture<Void> write : writes) {
+      try {
+        Await.result(write, "a write queued before shutdown");
+      } catch (AssertionError failed) {
+        assertThat(failed.getCause()).isInstanceOf(IOException.class);
+      }
+    }
+  }
+
+  private static void awaitQuietly(CountDownLatch latch) {
+    try {
+      latch.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
