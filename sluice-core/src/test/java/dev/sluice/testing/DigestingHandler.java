@@ -16,7 +16,7 @@ public class DigestingHandler implements ConnectionHandler {
   private final int copyThreshold;
   private final MessageDigest digest = Sha256.newDigest();
   private final CompletableFuture<Received> received = new CompletableFuture<>();
-  private long bytes;
+  private volatile long bytes; // written on the loop only; volatile for bytesSoFar()
   private long chunks;
 
   /** What arrived. */
@@ -34,7 +34,7 @@ public class DigestingHandler implements ConnectionHandler {
     return received;
   }
 
-  /** Bytes received so far (racy from other threads; exact once {@link #received()} is done). */
+  /** Bytes received so far; readable from any thread. */
   public long bytesSoFar() {
     return bytes;
   }
