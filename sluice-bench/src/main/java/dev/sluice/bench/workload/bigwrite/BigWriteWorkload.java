@@ -1,0 +1,140 @@
+package dev.sluice.bench.workload.bigwrite;
+
+import dev.sluice.bench.harness.ChildProcess;
+import dev.sluice.bench.harness.ChildProgram;
+import dev.sluice.bench.harness.Field;
+import dev.sluice.bench.harness.Impl;
+import dev.sluice.bench.harness.JvmFlags;
+import dev.sluice.bench.harness.Message;
+import dev.sluice.bench.harness.Option;
+import dev.sluice.bench.harness.Params;
+import dev.sluice.bench.harness.ProcStatus;
+import dev.sluice.bench.harness.Role;
+import dev.sluice.bench.harness.RssSampler;
+import dev.sluice.bench.harness.RunContext;
+import dev.sluice.bench.harness.RunResult;
+import dev.sluice.bench.harness.Unit;
+import dev.sluice.bench.harness.Workload;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Seed 001: one write of an M MiB patterned payload to a full-speed reader in another process that
+ * SHA-256s it. Reports the write's duration and how far the writer's RSS rose above its level just
+ * before the write (payload already allocated and touched): a payload-sized duplicate shows as
+ * about M MiB.
+ */
+public final class BigWriteWorkload implements Workload {
+  static final String MIB = "mib";
+  static final String BUFFER = "buffer";
+  static final String WARMUP_MIB = "warmup-mib";
+
+  private static final Duration SAMPLE_INTERVAL = Duration.ofMillis(1);
+  private static final List<Field> FIELDS =
+      List.of(
+          new Field("writeMs", Unit.MILLIS, "from write() to its completion callback"),
+          new Field(
+              "peakExtraBytes",
+              Unit.BYTES,
+              "peak VmRSS of the writer during the write minus its VmRSS just before"),
+          new Field(
+              "sampledPeakExtraBytes",
+              Unit.BYTES,
+              "the same from the harness's 1 ms VmRSS sampling alone (cross-check of VmHWM)"),
+          new Field("baselineRssBytes", Unit.BYTES, "the writer's VmRSS just before the write"));
+
+  @Override
+  public String name() {
+    return "bigwrite";
+  }
+
+  @Override
+  public String summary() {
+    return "seed 001: one big write to a full-speed reader; write time and the writer's extra RSS";
+  }
+
+  @Override
+  public List<Option> options() {
+    return List.of(
+        new Option(MIB, "512", "payload size in MiB"),
+        new Option(BUFFER, "heap", "payload buffer: heap or direct"),
+        new Option(WARMUP_MIB, "16", "MiB written on a first connection before measuring"));
+  }
+
+  @Override
+  public List<Field> fields(Params params) {
+    return FIELDS;
+  }
+
+  @Override
+  public List<String> heapFlags(Params params) {
+    // The heap holds the payload; the default direct-memory limit equals -Xmx, so it holds a
+    // payload-sized direct copy too.
+    return JvmFlags.maxHeapMiB(params.count(MIB) + 256);
+  }
+
+  @Override
+  public ChildProgram program(Role role, Impl impl) {
+    if (role == Role.PEER) {
+      return new HashingReader();
+    }
+    return new BigWriteDriver(
+        switch (impl) {
+          case SLUICE -> SluiceBigWriter::new;
+          case NETTY -> NettyBigWriter::new;
+        });
+  }
+
+  @Override
+  public RunResult run(RunContext context, Impl impl) throws Exception {
+    Duration timeout = context.stepTimeout();
+    try (ChildProcess peer = context.startPeer();
+        ChildProcess measured =
+            context.startMeasured(impl, peer.await("LISTENING", timeout).field("port"))) {
+      Message ready = measured.await("READY", timeout);
+      Message warm = peer.await("RECEIVED", timeout);
+      ProcStatus before = measured.procStatus();
+      boolean hwmReset = measured.resetPeakRss();
+      RssSampler sampler = RssSampler.start(measured.pid(), SAMPLE_INTERVAL);
+      Message done;
+      try {
+        measured.send("GO");
+        done = measured.await("DONE", timeout);
+      } finally {
+        sampler.close();
+      }
+      ProcStatus after = measured.procStatus();
+      Message received = peer.await("RECEIVED", timeout);
+
+      long baseline = before.vmRssBytes();
+      long sampledPeak = Math.max(sampler.maxRssBytes(), after.vmRssBytes());
+      long peak = hwmReset ? Math.max(sampledPeak, after.vmHwmBytes()) : sampledPeak;
+      Map<String, Double> values = new LinkedHashMap<>();
+      values.put("writeMs", done.number("writeMs"));
+      values.put("peakExtraBytes", (double) (peak - baseline));
+      values.put("sampledPeakExtraBytes", (double) (sampledPeak - baseline));
+      values.put("baselineRssBytes", (double) baseline);
+
+      String problem = integrityProblem(ready, warm, received);
+      return RunResult.of(values, problem == null, problem);
+    }
+  }
+
+  private static String integrityProblem(Message ready, Message warm, Message received) {
+    if (!warm.field("sha256").equals(ready.field("warmSha256"))) {
+      return "warm-up write: the reader's SHA-256 differs from the writer's";
+    }
+    if (received.longValue("bytes") != ready.longValue("bytes")) {
+      return "the reader got " + received.field("bytes") + " bytes of " + ready.field("bytes");
+    }
+    if (!received.field("sha256").equals(ready.field("sha256"))) {
+      return "the reader's SHA-256 "
+          + received.field("sha256")
+          + " differs from the writer's "
+          + ready.field("sha256");
+    }
+    return null;
+  }
+}
