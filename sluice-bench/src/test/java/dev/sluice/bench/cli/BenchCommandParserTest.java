@@ -76,5 +76,7 @@ class BenchCommandParserTest {
         .hasMessageContaining("--size");
     assertThatThrownBy(() -> BenchCommandParser.parse(List.of("sizesweep", "--sizes", "1,x")))
         .hasMessageContaining("--sizes");
+    assertThatThrownBy(() -> BenchCommandParser.parse(List.of("bigwrite", "--buffer", "mapped")))
+        .hasMessageContaining("heap, direct or both");
   }
 }

@@ -104,8 +104,7 @@ class WorkloadSmokeTest {
   @ParameterizedTest
   @ValueSource(
       strings = {
-        "bigwrite --mib 4 --warmup-mib 1",
-        "bigwrite --mib 4 --warmup-mib 1 --buffer direct",
+        "bigwrite --mib 4 --warmup-mib 1 --buffer both",
         "pingpong --connections 3 --round-trips 50 --warmup-round-trips 5 --loops 2",
         "bulk --mib 8 --warmup-mib 1",
         "sizesweep --sizes 512,4096,40000,300000 --mib-per-size 1 --min-messages 4 --max-messages 50"

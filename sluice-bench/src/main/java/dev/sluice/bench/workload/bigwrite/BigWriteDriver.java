@@ -35,7 +35,8 @@ final class BigWriteDriver implements ChildProgram {
           case "direct" -> ByteBuffer.allocateDirect(bytes);
           default ->
               throw new IllegalArgumentException(
-                  "--buffer must be heap or direct, got " + params.string(BigWriteWorkload.BUFFER));
+                  "a measured writer takes one buffer kind, heap or direct, got "
+                      + params.string(BigWriteWorkload.BUFFER));
         };
     Pattern.fill(payload, 0);
     String sha256 = Sha256.hex(payload);
