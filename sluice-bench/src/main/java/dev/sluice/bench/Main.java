@@ -102,7 +102,7 @@ public final class Main {
       Map<String, Object> json = new LinkedHashMap<>();
       json.put("workload", request.workload().name());
       json.put("integrity", "FAIL");
-      json.put("error", String.valueOf(e.getMessage()));
+      json.put("error", String.valueOf(e.getMessage()).lines().findFirst().orElse(""));
       out.println(Json.write(json));
     }
     return FAILED;

@@ -90,7 +90,7 @@ public final class BenchCommandParser {
   /** Reads every option once through its workload, so a bad value fails here, not in a child. */
   private static void validate(Workload workload, Params params) {
     workload.fields(params);
-    workload.heapFlags(params);
+    workload.memoryFlags(params);
     for (Option option : workload.options()) {
       params.string(option.name());
     }

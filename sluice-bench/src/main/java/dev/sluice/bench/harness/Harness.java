@@ -53,7 +53,7 @@ public final class Harness {
 
   /** The flags every child of this benchmark runs with. */
   public List<String> jvmFlags() {
-    return JvmFlags.of(workload.heapFlags(params));
+    return JvmFlags.of(workload.memoryFlags(params));
   }
 
   /**

@@ -19,15 +19,24 @@ public final class JvmFlags {
 
   private JvmFlags() {}
 
-  /** {@link #COMMON} followed by {@code heapFlags}. */
-  public static List<String> of(List<String> heapFlags) {
+  /** {@link #COMMON} followed by {@code memoryFlags}. */
+  public static List<String> of(List<String> memoryFlags) {
     List<String> flags = new ArrayList<>(COMMON);
-    flags.addAll(heapFlags);
+    flags.addAll(memoryFlags);
     return List.copyOf(flags);
   }
 
   /** {@code -Xmx} for {@code mib} MiB. */
   public static List<String> maxHeapMiB(long mib) {
     return List.of("-Xmx" + mib + "m");
+  }
+
+  /**
+   * {@code -Xmx} and an explicit direct-memory limit. The limit otherwise equals {@code -Xmx}, and
+   * an implementation that holds many times the bytes it keeps (Netty's retention at 4 KiB reads
+   * holds about 6x) would fail instead of being measured. A limit reserves nothing.
+   */
+  public static List<String> maxHeapAndDirectMiB(long heapMiB, long directMiB) {
+    return List.of("-Xmx" + heapMiB + "m", "-XX:MaxDirectMemorySize=" + directMiB + "m");
   }
 }

@@ -27,10 +27,10 @@ public interface Workload {
   List<Field> fields(Params params);
 
   /**
-   * The heap flags of both child JVMs, identical for every arm (the harness adds the rest; see
-   * {@link JvmFlags}).
+   * The memory flags (heap size, direct-memory limit) of both child JVMs, identical for every arm
+   * (the harness adds the rest; see {@link JvmFlags}).
    */
-  List<String> heapFlags(Params params);
+  List<String> memoryFlags(Params params);
 
   /** What a child JVM in {@code role} runs; {@code impl} is null for the peer. */
   ChildProgram program(Role role, Impl impl);

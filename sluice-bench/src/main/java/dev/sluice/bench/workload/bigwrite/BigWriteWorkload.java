@@ -102,7 +102,7 @@ public final class BigWriteWorkload implements Workload {
   }
 
   @Override
-  public List<String> heapFlags(Params params) {
+  public List<String> memoryFlags(Params params) {
     // The heap holds the payload; the default direct-memory limit equals -Xmx, so it holds a
     // payload-sized direct copy too.
     return JvmFlags.maxHeapMiB(params.count(MIB) + 256);

@@ -55,7 +55,7 @@ public final class BulkWorkload implements Workload {
   }
 
   @Override
-  public List<String> heapFlags(Params params) {
+  public List<String> memoryFlags(Params params) {
     return JvmFlags.maxHeapMiB(512);
   }
 

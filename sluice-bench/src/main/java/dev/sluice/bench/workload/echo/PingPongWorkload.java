@@ -71,7 +71,7 @@ public final class PingPongWorkload implements Workload {
   }
 
   @Override
-  public List<String> heapFlags(Params params) {
+  public List<String> memoryFlags(Params params) {
     return JvmFlags.maxHeapMiB(512);
   }
 

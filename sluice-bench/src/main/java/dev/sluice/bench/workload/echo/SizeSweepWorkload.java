@@ -77,7 +77,7 @@ public final class SizeSweepWorkload implements Workload {
   }
 
   @Override
-  public List<String> heapFlags(Params params) {
+  public List<String> memoryFlags(Params params) {
     return JvmFlags.maxHeapMiB(512);
   }
 

@@ -73,10 +73,13 @@ public final class RetentionWorkload implements Workload {
   }
 
   @Override
-  public List<String> heapFlags(Params params) {
-    long retained = params.bytes(SIZE) * params.count(CHUNKS);
-    // Room for three times the kept bytes: heap copies plus slack for a full GC's compaction.
-    return JvmFlags.maxHeapMiB(Math.max(256, 3 * retained / (1 << 20) + 256));
+  public List<String> memoryFlags(Params params) {
+    long retainedMiB = params.bytes(SIZE) * params.count(CHUNKS) >> 20;
+    // Heap: three times the kept bytes (the copies, plus room for a full GC's compaction).
+    // Direct: sixteen times, beyond the worst amplification seen (about 6x), so that it is
+    // measured rather than cut short by the limit.
+    return JvmFlags.maxHeapAndDirectMiB(
+        Math.max(256, 3 * retainedMiB + 256), Math.max(512, 16 * retainedMiB + 256));
   }
 
   @Override
