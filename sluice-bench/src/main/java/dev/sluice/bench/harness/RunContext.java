@@ -45,16 +45,28 @@ public final class RunContext {
 
   /** Starts the peer JVM. */
   public ChildProcess startPeer() throws IOException {
-    return ChildProcess.start("peer", command(Role.PEER, null, params));
+    return startPeer(Params.of(java.util.Map.of()));
+  }
+
+  /**
+   * Starts the peer JVM with {@code extra} params, e.g. the port of a measured server when the peer
+   * is the one that connects (an idle-connections workload measures the server).
+   */
+  public ChildProcess startPeer(Params extra) throws IOException {
+    return ChildProcess.start("peer", command(Role.PEER, null, merged(extra)));
   }
 
   /** Starts the measured JVM for {@code impl}, with {@code extra} params (e.g. the peer's port). */
   public ChildProcess startMeasured(Impl impl, Params extra) throws IOException {
+    return ChildProcess.start(impl.id(), command(Role.MEASURED, impl, merged(extra)));
+  }
+
+  private Params merged(Params extra) {
     Params all = params;
     for (var e : extra.asMap().entrySet()) {
       all = all.with(e.getKey(), e.getValue());
     }
-    return ChildProcess.start(impl.id(), command(Role.MEASURED, impl, all));
+    return all;
   }
 
   /** Starts the measured JVM for {@code impl}, telling it the peer listens on {@code peerPort}. */
