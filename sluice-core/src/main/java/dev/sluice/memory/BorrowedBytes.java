@@ -61,7 +61,7 @@ public final class BorrowedBytes {
   /** An exact-size heap copy of the whole read; the view stays valid. */
   public HeapChunk copy() {
     checkValid();
-    return ReadSlab.copyOut(buffer, length);
+    return owner.copyOut(length);
   }
 
   /** An exact-size heap copy of what is left between the buffer's position and limit. */

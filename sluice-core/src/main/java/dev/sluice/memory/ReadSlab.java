@@ -1,5 +1,7 @@
 package dev.sluice.memory;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 
 /**
@@ -68,16 +70,19 @@ public final class ReadSlab {
 
   Chunk take(int length) {
     if (length <= copyThreshold) {
-      return copyOut(current.buffer(), length);
+      return copyOut(length);
     }
     Slab handedOff = current;
     current = null;
     return pool.handOff(handedOff, length);
   }
 
-  static HeapChunk copyOut(ByteBuffer src, int length) {
+  /**
+   * An exact-size copy of the first {@code length} bytes, whatever the view's position or limit.
+   */
+  HeapChunk copyOut(int length) {
     byte[] bytes = new byte[length];
-    src.get(0, bytes);
+    MemorySegment.copy(current.segment(), ValueLayout.JAVA_BYTE, 0, bytes, 0, length);
     return new HeapChunk(bytes);
   }
 }

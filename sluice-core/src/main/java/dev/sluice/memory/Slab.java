@@ -5,8 +5,12 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 
 /**
- * A native read slab owned by one event loop. Its memory comes from a confined arena created on the
- * loop thread, so it is freed deterministically (and only) by that thread.
+ * A native read slab owned by one event loop, which alone reads into it, pools it and frees it.
+ *
+ * <p>Its arena is shared, not confined: a slab handed off as a {@link SlabChunk} belongs to the
+ * application, which may read it on any thread, and a confined segment's buffer throws {@link
+ * WrongThreadException} off its owner thread. The price of a shared arena, a handshake with every
+ * thread on close, is paid only when a slab is freed (pool overflow, shutdown), not per read.
  */
 public final class Slab {
   private final Arena arena;
@@ -17,7 +21,7 @@ public final class Slab {
 
   Slab(SlabPool pool, int size) {
     this.pool = pool;
-    this.arena = Arena.ofConfined();
+    this.arena = Arena.ofShared();
     this.segment = arena.allocate(size, 64);
     this.buffer = segment.asByteBuffer();
     this.leakToken = LeakTracker.trackSlab(this);

@@ -54,6 +54,7 @@ public final class EventLoop implements Executor {
   private final Map<LoopLocal<?>, AutoCloseable> locals = new IdentityHashMap<>();
   private final List<AutoCloseable> localsInCreationOrder = new ArrayList<>();
   private volatile boolean shuttingDown;
+  private volatile boolean rejectingTasks;
   private Arena stagingArena;
   private ByteBuffer staging;
   private long nowNanos;
@@ -91,13 +92,20 @@ public final class EventLoop implements Executor {
    */
   @Override
   public void execute(Runnable task) {
-    if (shuttingDown && terminated.getCount() == 0) {
-      throw new RejectedExecutionException("event loop " + thread.getName() + " is shut down");
+    if (rejectingTasks && !inLoop()) {
+      throw rejected();
     }
     tasks.add(task);
+    if (rejectingTasks && !inLoop() && tasks.remove(task)) {
+      throw rejected(); // added after the loop's last drain: it would never run
+    }
     if (!inLoop() && wakeupPending.compareAndSet(false, true)) {
       selector.wakeup();
     }
+  }
+
+  private RejectedExecutionException rejected() {
+    return new RejectedExecutionException("event loop " + thread.getName() + " is shut down");
   }
 
   /** Memory this loop holds right now. */
@@ -245,6 +253,18 @@ public final class EventLoop implements Executor {
     }
   }
 
+  /** Runs every queued task, including those the tasks queue; no budget (shutdown only). */
+  private void drainTasks() {
+    Runnable task;
+    while ((task = tasks.poll()) != null) {
+      try {
+        task.run();
+      } catch (Throwable t) {
+        LOG.log(System.Logger.Level.WARNING, "task failed on " + thread.getName(), t);
+      }
+    }
+  }
+
   private void runTasks() {
     Runnable task;
     int budget = 4096; // keep serving sockets even under a flood of tasks
@@ -268,12 +288,16 @@ public final class EventLoop implements Executor {
 
   private void closeEverything() {
     try {
+      // Every task accepted before this point runs (its write is answered, its slab returned,
+      // its accepted channel registered and then closed below); later ones are rejected.
+      rejectingTasks = true;
+      drainTasks();
       for (SelectionKey key : new ArrayList<>(selector.keys())) {
         if (key.attachment() instanceof Selectable selectable) {
           selectable.closeForShutdown();
         }
       }
-      runTasks();
+      drainTasks();
       closeLocals();
       readSlab.close();
       slabPool.close();
@@ -287,7 +311,6 @@ public final class EventLoop implements Executor {
       LOG.log(System.Logger.Level.WARNING, "error closing " + thread.getName(), t);
     } finally {
       terminated.countDown();
-      tasks.clear();
     }
   }
 

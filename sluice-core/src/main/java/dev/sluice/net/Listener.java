@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
@@ -151,25 +152,44 @@ public final class Listener implements AutoCloseable {
     EventLoop target = group.next();
     if (target == loop) {
       SocketConnection.accepted(loop, channel, options, handler);
-    } else {
+      return;
+    }
+    try {
       target.execute(() -> SocketConnection.accepted(target, channel, options, handler));
+    } catch (RejectedExecutionException shuttingDown) {
+      try {
+        channel.close();
+      } catch (IOException ignored) {
+        // nothing more to do for a connection no loop will serve
+      }
     }
   }
 
   private void onAcceptFailure(IOException e) {
+    // Pause first: what follows may fail, and the listener must not spin on a ready socket.
+    long pauseNanos = backoffNanos;
+    key.interestOps(0);
+    loop.timers().schedule(resumeTimer, pauseNanos, loop.now());
+    backoffNanos = Math.min(MAX_BACKOFF_NANOS, backoffNanos * 2);
+    acceptBackoffs.incrementAndGet();
     String message = String.valueOf(e.getMessage());
     boolean outOfDescriptors = message.contains("Too many open files");
-    acceptBackoffs.incrementAndGet();
-    LOG.log(
-        System.Logger.Level.WARNING,
-        "accept on {0} failed ({1}); pausing accepts for {2} ms{3}",
-        localAddress,
-        message,
-        backoffNanos / 1_000_000,
-        outOfDescriptors ? " until file descriptors free up" : "");
-    key.interestOps(0);
-    loop.timers().schedule(resumeTimer, backoffNanos, loop.now());
-    backoffNanos = Math.min(MAX_BACKOFF_NANOS, backoffNanos * 2);
+    try {
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "accept on {0} failed ({1}); pausing accepts for {2} ms{3}",
+          localAddress,
+          message,
+          pauseNanos / 1_000_000,
+          outOfDescriptors ? " until file descriptors free up" : "");
+    } catch (RuntimeException | Error loggingFailed) {
+      // Out of descriptors, logging may need one it cannot open (a log file, or time-zone data
+      // the first time a record is formatted, which fails with a plain Error). The log line is
+      // lost; the event loop must not be.
+      if (loggingFailed instanceof VirtualMachineError fatal) {
+        throw fatal;
+      }
+    }
   }
 
   /** Stops accepting and unbinds; accepted connections stay open. */
@@ -199,7 +219,7 @@ public final class Listener implements AutoCloseable {
     } else {
       try {
         loop.execute(closeNow);
-      } catch (java.util.concurrent.RejectedExecutionException e) {
+      } catch (RejectedExecutionException e) {
         closeNow.run();
       }
     }

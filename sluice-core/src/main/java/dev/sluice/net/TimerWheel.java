@@ -12,6 +12,8 @@ final class TimerWheel {
     private Timer next;
     private long deadlineTick;
     private boolean scheduled;
+    private Timer nextDue;
+    private boolean expiring;
 
     abstract void expire();
 
@@ -39,9 +41,7 @@ final class TimerWheel {
 
   /** Schedules (or reschedules) {@code timer} to expire {@code delayNanos} after {@code now}. */
   void schedule(Timer timer, long delayNanos, long nowNanos) {
-    if (timer.scheduled) {
-      cancel(timer);
-    }
+    cancel(timer);
     long due = nowNanos + Math.max(0, delayNanos) - originNanos;
     long tick = Math.max(currentTick + 1, (due + tickNanos - 1) / tickNanos);
     timer.deadlineTick = tick;
@@ -57,6 +57,7 @@ final class TimerWheel {
   }
 
   void cancel(Timer timer) {
+    timer.expiring = false; // due in the batch being expired, it no longer fires
     if (!timer.scheduled) {
       return;
     }
@@ -78,28 +79,52 @@ final class TimerWheel {
   /** Expires every timer due at {@code now}. */
   void advance(long nowNanos) {
     long target = (nowNanos - originNanos) / tickNanos;
-    long ticks = target - currentTick;
-    if (ticks <= 0 || size == 0) {
-      currentTick = Math.max(currentTick, target);
+    long from = currentTick;
+    if (target <= from) {
       return;
     }
-    int visit = (int) Math.min(ticks, slots.length);
+    // The cursor moves first: a timer that an expiry schedules lands after it, in a slot that a
+    // later advance visits, never in one this advance has already passed.
+    currentTick = target;
+    if (size == 0) {
+      return;
+    }
+    int visit = (int) Math.min(target - from, slots.length);
     for (int i = 1; i <= visit; i++) {
-      int slot = (int) ((currentTick + i) & mask);
-      Timer timer = slots[slot];
-      while (timer != null) {
-        Timer next = timer.next;
-        if (timer.deadlineTick <= target) {
-          cancel(timer);
-          timer.expire();
-          if (next != null && !next.scheduled) {
-            next = slots[slot]; // the expiry cancelled its neighbour: rescan this slot
-          }
+      expireDue((int) ((from + i) & mask), target);
+    }
+  }
+
+  /**
+   * Takes the due timers out of {@code slot}, then expires them in list order. An expiry may cancel
+   * or reschedule any timer, so the slot's list is never walked while expiries run.
+   */
+  private void expireDue(int slot, long target) {
+    Timer first = null;
+    Timer last = null;
+    for (Timer timer = slots[slot]; timer != null; ) {
+      Timer next = timer.next;
+      if (timer.deadlineTick <= target) {
+        cancel(timer);
+        timer.expiring = true;
+        if (last == null) {
+          first = timer;
+        } else {
+          last.nextDue = timer;
         }
-        timer = next;
+        last = timer;
+      }
+      timer = next;
+    }
+    while (first != null) {
+      Timer timer = first;
+      first = timer.nextDue;
+      timer.nextDue = null;
+      if (timer.expiring) {
+        timer.expiring = false;
+        timer.expire();
       }
     }
-    currentTick = target;
   }
 
   /** Nanoseconds until the next tick when any timer is pending, else -1 (sleep until woken). */

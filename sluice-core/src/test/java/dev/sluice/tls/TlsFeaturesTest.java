@@ -261,11 +261,21 @@ class TlsFeaturesTest extends TlsTestBase {
   @Test
   void writesAfterCloseOrShutdownFailClearly() throws Exception {
     EventLoopGroup group = group();
-    Listener listener = listen(group, serverConfig(), RecordingHandler::new);
+    // The server keeps its side open after the client's close_notify (TLS 1.3 half-close).
+    RecordingHandler server =
+        new RecordingHandler() {
+          @Override
+          public void onEndOfInput(Connection connection) {
+            endOfInput.complete(null);
+          }
+        };
+    Listener listener = listen(group, serverConfig().withProtocols("TLSv1.3"), () -> server);
     RecordingHandler client = new RecordingHandler();
     TlsConnection connection = connect(group, clientConfig(), listener, client);
 
     connection.shutdownOutput();
+    await(server.endOfInput);
+    assertThat(connection.isOpen()).isTrue();
     assertThatThrownBy(() -> await(connection.write(ascii("x"))))
         .cause()
         .isInstanceOf(ConnectionClosedException.class)

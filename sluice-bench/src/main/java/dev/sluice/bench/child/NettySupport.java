@@ -1,0 +1,58 @@
+package dev.sluice.bench.child;
+
+import dev.sluice.bench.integrity.PatternVerifier;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufAllocatorMetricProvider;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import java.nio.ByteBuffer;
+import java.util.concurrent.TimeUnit;
+
+/** How the Netty arms use Netty: NIO transport, default allocator, TCP_NODELAY like Sluice. */
+public final class NettySupport {
+  private NettySupport() {}
+
+  /** An NIO event loop group of {@code threads} threads. */
+  public static EventLoopGroup group(int threads) {
+    return new MultiThreadIoEventLoopGroup(threads, NioIoHandler.newFactory());
+  }
+
+  /** A client bootstrap on {@code group} whose channels get {@code handler}. */
+  public static Bootstrap client(EventLoopGroup group, ChannelHandler handler) {
+    return new Bootstrap()
+        .group(group)
+        .channel(NioSocketChannel.class)
+        .option(ChannelOption.TCP_NODELAY, true)
+        .handler(handler);
+  }
+
+  /** Shuts {@code group} down without a quiet period and waits for it. */
+  public static void shutdown(EventLoopGroup group) {
+    group.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
+  }
+
+  /**
+   * Native memory held by Netty's default allocator (pooled chunks plus unpooled buffers). On JDK
+   * 25 Netty allocates through FFM, which the JDK's direct BufferPoolMXBean does not see, so the
+   * allocator's own metric is the figure.
+   */
+  public static long usedDirectMemory() {
+    return ((ByteBufAllocatorMetricProvider) ByteBufAllocator.DEFAULT).metric().usedDirectMemory();
+  }
+
+  /** Feeds the readable bytes of {@code buf} to {@code verifier} without moving its indices. */
+  public static boolean verify(PatternVerifier verifier, ByteBuf buf) {
+    for (ByteBuffer piece : buf.nioBuffers()) {
+      if (!verifier.update(piece)) {
+        return false;
+      }
+    }
+    return true;
+  }
+}

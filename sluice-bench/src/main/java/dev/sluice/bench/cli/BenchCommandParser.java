@@ -1,0 +1,123 @@
+package dev.sluice.bench.cli;
+
+import dev.sluice.bench.harness.Impl;
+import dev.sluice.bench.harness.Option;
+import dev.sluice.bench.harness.Params;
+import dev.sluice.bench.harness.Workload;
+import dev.sluice.bench.integrity.Corruption;
+import dev.sluice.bench.workload.Workloads;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * Parses {@code WORKLOAD [--OPTION VALUE]... [--impl sluice|netty|both] [--runs N] [--json]}. Every
+ * mistake is an {@link IllegalArgumentException} whose message says what was expected.
+ */
+public final class BenchCommandParser {
+  static final int DEFAULT_RUNS = 5;
+  static final Duration DEFAULT_STEP_TIMEOUT = Duration.ofMinutes(10);
+
+  private BenchCommandParser() {}
+
+  /** Parses the arguments that follow {@code bench}. */
+  public static BenchRequest parse(List<String> args) {
+    if (args.isEmpty() || args.getFirst().startsWith("-")) {
+      throw new IllegalArgumentException("bench needs a workload first, e.g. 'bench retention'");
+    }
+    Workload workload = Workloads.get(args.getFirst());
+    Map<String, String> values = new LinkedHashMap<>();
+    workload.options().forEach(o -> values.put(o.name(), o.defaultValue()));
+    List<Impl> impls = List.of(Impl.SLUICE, Impl.NETTY);
+    int runs = DEFAULT_RUNS;
+    boolean json = false;
+    Duration timeout = DEFAULT_STEP_TIMEOUT;
+
+    for (int i = 1; i < args.size(); i++) {
+      String arg = args.get(i);
+      if (!arg.startsWith("--") || arg.length() == 2) {
+        throw new IllegalArgumentException("unexpected argument '" + arg + "'");
+      }
+      String name = arg.substring(2);
+      String value = null;
+      int eq = name.indexOf('=');
+      if (eq >= 0) {
+        value = name.substring(eq + 1);
+        name = name.substring(0, eq);
+      }
+      if (name.equals("json")) {
+        if (value != null) {
+          throw new IllegalArgumentException("--json takes no value");
+        }
+        json = true;
+        continue;
+      }
+      if (value == null) {
+        if (i + 1 >= args.size()) {
+          throw new IllegalArgumentException("--" + name + " needs a value");
+        }
+        value = args.get(++i);
+      }
+      switch (name) {
+        case "impl" -> impls = impls(value);
+        case "runs" -> runs = positive("runs", value);
+        case "timeout-s" -> timeout = Duration.ofSeconds(positive("timeout-s", value));
+        case Corruption.OPTION -> values.put(name, Long.toString(Params.parseBytes(name, value)));
+        default -> {
+          if (!values.containsKey(name)) {
+            throw new IllegalArgumentException(
+                "unknown option --"
+                    + name
+                    + " for "
+                    + workload.name()
+                    + "; its options: "
+                    + workload.options().stream()
+                        .map(o -> "--" + o.name())
+                        .collect(Collectors.joining(", "))
+                    + " (and --impl, --runs, --json, --timeout-s, --corrupt-at)");
+          }
+          values.put(name, value);
+        }
+      }
+    }
+    Params params = Params.of(values);
+    validate(workload, params);
+    return new BenchRequest(workload, params, impls, runs, json, timeout);
+  }
+
+  /** Reads every option once through its workload, so a bad value fails here, not in a child. */
+  private static void validate(Workload workload, Params params) {
+    workload.fields(params);
+    workload.memoryFlags(params);
+    for (Option option : workload.options()) {
+      params.string(option.name());
+    }
+  }
+
+  private static List<Impl> impls(String value) {
+    if (value.equals("both")) {
+      return List.of(Impl.SLUICE, Impl.NETTY);
+    }
+    try {
+      return List.of(Impl.parse(value));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          "--impl expects sluice, netty or both, got '" + value + "'");
+    }
+  }
+
+  private static int positive(String name, String value) {
+    try {
+      int n = Integer.parseInt(value);
+      if (n >= 1) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new IllegalArgumentException(
+        "--" + name + " expects a positive whole number, got '" + value + "'");
+  }
+}

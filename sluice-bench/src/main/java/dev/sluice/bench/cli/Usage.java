@@ -1,0 +1,71 @@
+package dev.sluice.bench.cli;
+
+import dev.sluice.bench.harness.Field;
+import dev.sluice.bench.harness.Option;
+import dev.sluice.bench.harness.Params;
+import dev.sluice.bench.harness.Workload;
+import dev.sluice.bench.workload.Workloads;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/** The help texts. */
+public final class Usage {
+  private Usage() {}
+
+  /** The general usage text. */
+  public static String text() {
+    StringBuilder out = new StringBuilder();
+    out.append(
+        """
+        Usage:
+          ./sluice                 demonstration: retention (1400 B chunks) and bigwrite (256 MiB
+                                   heap buffer), Sluice vs Netty, 3 runs per arm, as a table
+          ./sluice bench WORKLOAD [--OPTION VALUE]... [--impl sluice|netty|both] [--runs N] [--json]
+                                   run one benchmark; each run starts the measured side and its
+                                   peer as separate JVMs and reads memory from /proc
+          ./sluice help [WORKLOAD] this text, or one workload's options and fields
+
+        Workloads:
+        """);
+    for (Workload w : Workloads.all()) {
+      out.append(String.format(Locale.ROOT, "  %-11s %s%n", w.name(), w.summary()));
+    }
+    out.append(
+        """
+
+        Options of every workload:
+          --impl sluice|netty|both  arms to run, alternated A B A B ... (default both)
+          --runs N                  runs per arm (default 5); figures are medians [min .. max]
+          --json                    end the output with one line of JSON
+          --timeout-s N             give up when a child is silent this long (default 600)
+          --corrupt-at N            self-test of the integrity check: the peer flips the byte at
+                                    stream offset N, so the run must report FAIL and exit 1
+
+        Exit status: 0 all runs verified, 1 an integrity failure or a failed run, 2 a usage error.
+        """);
+    return out.toString();
+  }
+
+  /** One workload's options, defaults and fields. */
+  public static String workload(Workload workload) {
+    StringBuilder out = new StringBuilder();
+    out.append(workload.name()).append(": ").append(workload.summary()).append("\n\nOptions:\n");
+    Map<String, String> defaults = new LinkedHashMap<>();
+    for (Option o : workload.options()) {
+      defaults.put(o.name(), o.defaultValue());
+      out.append(
+          String.format(
+              Locale.ROOT,
+              "  --%-20s %s (default %s)%n",
+              o.name() + " V",
+              o.description(),
+              o.defaultValue()));
+    }
+    out.append("\nFields (medians over runs, with min and max):\n");
+    for (Field f : workload.fields(Params.of(defaults))) {
+      out.append(String.format(Locale.ROOT, "  %-22s %s%n", f.name(), f.description()));
+    }
+    return out.toString();
+  }
+}

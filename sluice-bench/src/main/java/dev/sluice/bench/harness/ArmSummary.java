@@ -1,0 +1,48 @@
+package dev.sluice.bench.harness;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One arm's runs summarised.
+ *
+ * @param impl the implementation
+ * @param runs how many runs completed
+ * @param stats field name to median, min and max, in the workload's field order
+ * @param integrityOk whether every run's integrity check passed
+ * @param failures the integrity failures, one line each
+ */
+public record ArmSummary(
+    Impl impl, int runs, Map<String, Stats> stats, boolean integrityOk, List<String> failures) {
+
+  public ArmSummary {
+    stats = Collections.unmodifiableMap(new LinkedHashMap<>(stats));
+    failures = List.copyOf(failures);
+  }
+
+  /** The median of {@code field}, or NaN when this arm did not report it. */
+  public double median(String field) {
+    Stats s = stats.get(field);
+    return s == null ? Double.NaN : s.median();
+  }
+
+  /** Summarises the runs of one arm, in the order of {@code fields}. */
+  public static ArmSummary of(Impl impl, List<Field> fields, List<RunResult> results) {
+    Map<String, Stats> stats = new LinkedHashMap<>();
+    for (Field field : fields) {
+      List<Double> values =
+          results.stream()
+              .map(r -> r.values().get(field.name()))
+              .filter(v -> v != null && !v.isNaN())
+              .toList();
+      if (!values.isEmpty()) {
+        stats.put(field.name(), Stats.of(values));
+      }
+    }
+    List<String> failures =
+        results.stream().filter(r -> !r.integrityOk()).map(RunResult::integrityDetail).toList();
+    return new ArmSummary(impl, results.size(), stats, failures.isEmpty(), failures);
+  }
+}

@@ -1,0 +1,197 @@
+package dev.sluice.bench.harness;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The outcome of a benchmark: every arm's medians with min and max, rendered as a table for people
+ * and as one JSON object for machines.
+ *
+ * @param workload the workload's name
+ * @param params the options it ran with
+ * @param jvmFlags the flags of every child JVM
+ * @param fields the fields, in display order
+ * @param arms the arms, in the order they ran
+ * @param derived extra per-arm results from {@link Workload#derived}
+ */
+public record Report(
+    String workload,
+    Params params,
+    List<String> jvmFlags,
+    List<Field> fields,
+    List<ArmSummary> arms,
+    Map<Impl, Map<String, Object>> derived) {
+
+  public Report {
+    jvmFlags = List.copyOf(jvmFlags);
+    fields = List.copyOf(fields);
+    arms = List.copyOf(arms);
+    derived = Map.copyOf(derived);
+  }
+
+  /** Whether every run of every arm passed its integrity check. */
+  public boolean integrityOk() {
+    return arms.stream().allMatch(ArmSummary::integrityOk);
+  }
+
+  /** The summary of {@code impl}, or null if it did not run. */
+  public ArmSummary arm(Impl impl) {
+    return arms.stream().filter(a -> a.impl() == impl).findFirst().orElse(null);
+  }
+
+  /**
+   * The report as one JSON object: with one arm, its fields (medians) at top level beside {@code
+   * impl}, {@code runs} and {@code integrity}; with both, one such object per arm under {@code
+   * arms} and the Sluice/Netty ratios of the medians under {@code ratios}.
+   */
+  public Map<String, Object> toJson() {
+    Map<String, Object> root = new LinkedHashMap<>();
+    root.put("workload", workload);
+    if (arms.size() == 1) {
+      root.putAll(armJson(arms.getFirst()));
+    } else {
+      root.put("runs", arms.getFirst().runs());
+      root.put("integrity", integrityOk() ? "OK" : "FAIL");
+      Map<String, Object> armObjects = new LinkedHashMap<>();
+      for (ArmSummary arm : arms) {
+        armObjects.put(arm.impl().id(), armJson(arm));
+      }
+      root.put("arms", armObjects);
+      ArmSummary sluice = arm(Impl.SLUICE);
+      ArmSummary netty = arm(Impl.NETTY);
+      if (sluice != null && netty != null) {
+        Map<String, Object> ratios = new LinkedHashMap<>();
+        for (Field field : fields) {
+          double ratio = ratio(sluice.median(field.name()), netty.median(field.name()));
+          if (!Double.isNaN(ratio)) {
+            putNested(ratios, field.name(), ratio);
+          }
+        }
+        root.put("ratios", ratios);
+      }
+    }
+    root.put("params", params.asMap());
+    root.put("jvmFlags", jvmFlags);
+    return root;
+  }
+
+  /** {@link #toJson()} on one line. */
+  public String json() {
+    return Json.write(toJson());
+  }
+
+  private Map<String, Object> armJson(ArmSummary arm) {
+    Map<String, Object> object = new LinkedHashMap<>();
+    object.put("impl", arm.impl().id());
+    object.put("runs", arm.runs());
+    object.put("integrity", arm.integrityOk() ? "OK" : "FAIL");
+    Map<String, Object> min = new LinkedHashMap<>();
+    Map<String, Object> max = new LinkedHashMap<>();
+    for (Field field : fields) {
+      Stats s = arm.stats().get(field.name());
+      if (s != null) {
+        putNested(object, field.name(), s.median());
+        putNested(min, field.name(), s.min());
+        putNested(max, field.name(), s.max());
+      }
+    }
+    object.put("min", min);
+    object.put("max", max);
+    object.putAll(derived.getOrDefault(arm.impl(), Map.of()));
+    if (!arm.integrityOk()) {
+      object.put("failures", arm.failures());
+    }
+    return object;
+  }
+
+  /** The table of medians [min .. max], one row per field and one column per arm. */
+  public String table() {
+    StringBuilder out = new StringBuilder();
+    out.append(workload).append("  ");
+    params.asMap().forEach((k, v) -> out.append(k).append('=').append(v).append(' '));
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "%n%d run(s) per arm, arms alternated; median [min .. max]%n",
+            arms.isEmpty() ? 0 : arms.getFirst().runs()));
+    out.append("JVM flags of every child (both arms and the peer): ")
+        .append(String.join(" ", jvmFlags))
+        .append(System.lineSeparator());
+    int nameWidth = Math.max(14, fields.stream().mapToInt(f -> f.name().length()).max().orElse(0));
+    String rowFormat = "%-" + nameWidth + "s";
+    out.append(String.format(Locale.ROOT, rowFormat, "field"));
+    for (ArmSummary arm : arms) {
+      out.append(String.format(Locale.ROOT, "  %-36s", arm.impl().displayName()));
+    }
+    boolean ratios = arm(Impl.SLUICE) != null && arm(Impl.NETTY) != null;
+    if (ratios) {
+      out.append("  Sluice/Netty");
+    }
+    out.append(System.lineSeparator());
+    for (Field field : fields) {
+      out.append(String.format(Locale.ROOT, rowFormat, field.name()));
+      for (ArmSummary arm : arms) {
+        Stats s = arm.stats().get(field.name());
+        String cell =
+            s == null
+                ? "-"
+                : field.unit().format(s.median())
+                    + " ["
+                    + field.unit().format(s.min())
+                    + " .. "
+                    + field.unit().format(s.max())
+                    + "]";
+        out.append(String.format(Locale.ROOT, "  %-36s", cell));
+      }
+      if (ratios) {
+        double r =
+            ratio(arm(Impl.SLUICE).median(field.name()), arm(Impl.NETTY).median(field.name()));
+        out.append(Double.isNaN(r) ? "  -" : String.format(Locale.ROOT, "  %.2f", r));
+      }
+      out.append(System.lineSeparator());
+    }
+    for (ArmSummary arm : arms) {
+      Map<String, Object> extra = derived.getOrDefault(arm.impl(), Map.of());
+      extra.forEach(
+          (k, v) ->
+              out.append(arm.impl().displayName())
+                  .append(' ')
+                  .append(k)
+                  .append(": ")
+                  .append(Json.write(v))
+                  .append(System.lineSeparator()));
+    }
+    out.append("integrity: ");
+    for (int i = 0; i < arms.size(); i++) {
+      ArmSummary arm = arms.get(i);
+      out.append(i == 0 ? "" : ", ")
+          .append(arm.impl().displayName())
+          .append(' ')
+          .append(arm.integrityOk() ? "OK" : "FAIL");
+    }
+    out.append(System.lineSeparator());
+    return out.toString();
+  }
+
+  private static double ratio(double sluice, double netty) {
+    if (Double.isNaN(sluice) || Double.isNaN(netty) || netty == 0) {
+      return Double.NaN;
+    }
+    return sluice / netty;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static void putNested(Map<String, Object> target, String dottedName, Object value) {
+    int dot = dottedName.indexOf('.');
+    if (dot < 0) {
+      target.put(dottedName, value);
+      return;
+    }
+    Object inner =
+        target.computeIfAbsent(
+            dottedName.substring(0, dot), k -> new LinkedHashMap<String, Object>());
+    putNested((Map<String, Object>) inner, dottedName.substring(dot + 1), value);
+  }
+}

@@ -1,0 +1,46 @@
+package dev.sluice.bench.workload;
+
+import dev.sluice.bench.harness.Workload;
+import dev.sluice.bench.workload.bigwrite.BigWriteWorkload;
+import dev.sluice.bench.workload.bulk.BulkWorkload;
+import dev.sluice.bench.workload.echo.PingPongWorkload;
+import dev.sluice.bench.workload.echo.SizeSweepWorkload;
+import dev.sluice.bench.workload.retention.RetentionWorkload;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/** Every workload, by name. A new workload is one class plus one line here. */
+public final class Workloads {
+  private static final List<Workload> ALL =
+      List.of(
+          new RetentionWorkload(),
+          new BigWriteWorkload(),
+          new PingPongWorkload(),
+          new BulkWorkload(),
+          new SizeSweepWorkload());
+
+  private Workloads() {}
+
+  /** All workloads, in the order the usage text lists them. */
+  public static List<Workload> all() {
+    return ALL;
+  }
+
+  /**
+   * The workload called {@code name}.
+   *
+   * @throws IllegalArgumentException naming the known workloads
+   */
+  public static Workload get(String name) {
+    return ALL.stream()
+        .filter(w -> w.name().equals(name))
+        .findFirst()
+        .orElseThrow(
+            () ->
+                new IllegalArgumentException(
+                    "unknown workload '"
+                        + name
+                        + "'; known: "
+                        + ALL.stream().map(Workload::name).collect(Collectors.joining(", "))));
+  }
+}

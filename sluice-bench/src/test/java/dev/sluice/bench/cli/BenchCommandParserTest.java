@@ -1,0 +1,82 @@
+package dev.sluice.bench.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.bench.harness.Impl;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class BenchCommandParserTest {
+
+  @Test
+  void defaultsAreTheIssueSizesBothArmsAndFiveRuns() {
+    BenchRequest request = BenchCommandParser.parse(List.of("retention"));
+    assertThat(request.workload().name()).isEqualTo("retention");
+    assertThat(request.params().asMap())
+        .containsEntry("size", "1400")
+        .containsEntry("chunks", "20000")
+        .doesNotContainKey("corrupt-at");
+    assertThat(request.impls()).containsExactly(Impl.SLUICE, Impl.NETTY);
+    assertThat(request.runs()).isEqualTo(5);
+    assertThat(request.json()).isFalse();
+  }
+
+  @Test
+  void readsWorkloadAndCommonOptionsInBothSpellings() {
+    BenchRequest request =
+        BenchCommandParser.parse(
+            List.of(
+                "bigwrite",
+                "--mib=64",
+                "--buffer",
+                "direct",
+                "--impl",
+                "netty",
+                "--runs",
+                "3",
+                "--json",
+                "--timeout-s",
+                "30",
+                "--corrupt-at",
+                "4k"));
+    assertThat(request.params().asMap())
+        .containsEntry("mib", "64")
+        .containsEntry("buffer", "direct")
+        .containsEntry("corrupt-at", "4096");
+    assertThat(request.impls()).containsExactly(Impl.NETTY);
+    assertThat(request.runs()).isEqualTo(3);
+    assertThat(request.json()).isTrue();
+    assertThat(request.stepTimeout()).isEqualTo(Duration.ofSeconds(30));
+  }
+
+  @Test
+  void anUnknownOptionListsTheWorkloadsOptions() {
+    assertThatThrownBy(() -> BenchCommandParser.parse(List.of("retention", "--mib", "4")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("unknown option --mib for retention")
+        .hasMessageContaining("--size");
+  }
+
+  @Test
+  void mistakesSayWhatWasExpected() {
+    assertThatThrownBy(() -> BenchCommandParser.parse(List.of()))
+        .hasMessageContaining("needs a workload");
+    assertThatThrownBy(() -> BenchCommandParser.parse(List.of("nosuch")))
+        .hasMessageContaining("unknown workload 'nosuch'")
+        .hasMessageContaining("retention");
+    assertThatThrownBy(() -> BenchCommandParser.parse(List.of("bulk", "--impl", "grpc")))
+        .hasMessageContaining("sluice, netty or both");
+    assertThatThrownBy(() -> BenchCommandParser.parse(List.of("bulk", "--runs", "0")))
+        .hasMessageContaining("--runs");
+    assertThatThrownBy(() -> BenchCommandParser.parse(List.of("bulk", "--mib")))
+        .hasMessageContaining("--mib needs a value");
+    assertThatThrownBy(() -> BenchCommandParser.parse(List.of("retention", "--size", "big")))
+        .hasMessageContaining("--size");
+    assertThatThrownBy(() -> BenchCommandParser.parse(List.of("sizesweep", "--sizes", "1,x")))
+        .hasMessageContaining("--sizes");
+    assertThatThrownBy(() -> BenchCommandParser.parse(List.of("bigwrite", "--buffer", "mapped")))
+        .hasMessageContaining("heap, direct or both");
+  }
+}

@@ -1,0 +1,121 @@
+package dev.sluice.bench.workload;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.bench.Main;
+import dev.sluice.bench.testing.JsonReader;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Every workload, tiny, through the real harness: forked peer and measured JVMs for both
+ * implementations, the JSON contract of the last line, and integrity. Figures are not asserted:
+ * these are runs, not benchmarks.
+ */
+class WorkloadSmokeTest {
+
+  private record Outcome(int status, String stdout, String stderr) {
+    Map<String, Object> lastLineJson() {
+      String[] lines = stdout.strip().split("\n");
+      return JsonReader.object(lines[lines.length - 1]);
+    }
+  }
+
+  private static Outcome bench(String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    List<String> all = new ArrayList<>(List.of("bench"));
+    all.addAll(List.of(args));
+    all.addAll(List.of("--runs", "1", "--json", "--timeout-s", "60"));
+    int status =
+        Main.run(
+            all.toArray(String[]::new),
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Outcome(
+        status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void tinyRetentionRunsBothArmsInSeparateJvmsWithIntegrityOk() {
+    Outcome outcome = bench("retention", "--chunks", "300", "--warmup-chunks", "50");
+    assertThat(outcome.status()).as(outcome.stderr()).isEqualTo(Main.OK);
+    Map<String, Object> json = outcome.lastLineJson();
+    assertThat(json).containsEntry("workload", "retention").containsEntry("integrity", "OK");
+    Map<String, Object> arms = (Map<String, Object>) json.get("arms");
+    for (String impl : List.of("sluice", "netty")) {
+      Map<String, Object> arm = (Map<String, Object>) arms.get(impl);
+      assertThat(arm)
+          .containsEntry("impl", impl)
+          .containsEntry("integrity", "OK")
+          .containsEntry("retainedBytes", 300.0 * 1400)
+          .containsEntry("reads", 300.0)
+          .containsKeys("heldBytes", "rssGrowthBytes", "amplification", "wallMs");
+    }
+    assertThat((Map<String, Object>) json.get("ratios")).containsEntry("retainedBytes", 1.0);
+    assertThat(outcome.stderr())
+        .contains("[retention] run 1/1 sluice", "[retention] run 1/1 netty");
+  }
+
+  @Test
+  void aCorruptedByteFailsTheRunAndExitsNonZero() {
+    Outcome outcome =
+        bench(
+            "retention",
+            "--chunks",
+            "100",
+            "--warmup-chunks",
+            "10",
+            "--impl",
+            "sluice",
+            "--corrupt-at",
+            "5000");
+    assertThat(outcome.status()).isEqualTo(Main.FAILED);
+    Map<String, Object> json = outcome.lastLineJson();
+    assertThat(json).containsEntry("impl", "sluice").containsEntry("integrity", "FAIL");
+    assertThat(outcome.stderr()).contains("INTEGRITY FAILURE", "wrong byte at stream offset 5000");
+  }
+
+  @Test
+  void aCorruptedByteFailsTheBigWriteHashCheck() {
+    Outcome outcome =
+        bench(
+            "bigwrite",
+            "--mib",
+            "2",
+            "--warmup-mib",
+            "1",
+            "--impl",
+            "netty",
+            "--corrupt-at",
+            "1500000");
+    assertThat(outcome.status()).isEqualTo(Main.FAILED);
+    assertThat(outcome.lastLineJson()).containsEntry("integrity", "FAIL");
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "bigwrite --mib 4 --warmup-mib 1 --buffer both",
+        "pingpong --connections 3 --round-trips 50 --warmup-round-trips 5 --loops 2",
+        "bulk --mib 8 --warmup-mib 1",
+        "sizesweep --sizes 512,4096,40000,300000 --mib-per-size 1 --min-messages 4 --max-messages 50"
+      })
+  @SuppressWarnings("unchecked")
+  void everyWorkloadRunsSmallWithBothArmsVerified(String command) {
+    Outcome outcome = bench(command.split(" "));
+    assertThat(outcome.status()).as(outcome.stderr()).isEqualTo(Main.OK);
+    Map<String, Object> json = outcome.lastLineJson();
+    assertThat(json).containsEntry("integrity", "OK").containsKeys("arms", "ratios", "jvmFlags");
+    Map<String, Object> arms = (Map<String, Object>) json.get("arms");
+    assertThat(arms).containsOnlyKeys("sluice", "netty");
+  }
+}

@@ -1,0 +1,113 @@
+package dev.sluice.net;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.memory.BorrowedBytes;
+import dev.sluice.memory.Chunk;
+import dev.sluice.testing.Await;
+import dev.sluice.testing.Loopback;
+import dev.sluice.testing.Transport;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A borrowed read is valid only inside its callback, and only until it is taken. */
+class BorrowedBytesTest {
+  private static final String MESSAGE = "borrowed";
+
+  @TempDir Path dir;
+
+  @Test
+  void everyUseAfterTheCallbackReturnedThrows() throws Exception {
+    CompletableFuture<List<Throwable>> lateUses = new CompletableFuture<>();
+    ConnectionHandler keeper =
+        new ConnectionHandler() {
+          @Override
+          public void onReadBorrowed(Connection connection, BorrowedBytes bytes) {
+            String inside = new String(bytes.copy().bytes(), StandardCharsets.US_ASCII);
+            if (!inside.equals(MESSAGE)) {
+              lateUses.completeExceptionally(new AssertionError("read " + inside));
+            }
+            // Runs on the loop after this callback returned, before any other read.
+            connection.loop().execute(() -> lateUses.complete(useEveryWay(bytes)));
+          }
+
+          @Override
+          public void onRead(Connection connection, Chunk chunk) {
+            chunk.release();
+          }
+        };
+    List<Throwable> failures = sendAndAwait(keeper, lateUses);
+    assertThat(failures).hasSize(5);
+    assertThat(failures)
+        .allSatisfy(
+            e ->
+                assertThat(e)
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("used after their read callback returned"));
+  }
+
+  @Test
+  void aTakenReadCannotBeUsedAgainInsideTheCallback() throws Exception {
+    CompletableFuture<Throwable> useAfterTake = new CompletableFuture<>();
+    ConnectionHandler taker =
+        new ConnectionHandler() {
+          @Override
+          public void onReadBorrowed(Connection connection, BorrowedBytes bytes) {
+            bytes.take().release();
+            try {
+              bytes.buffer();
+              useAfterTake.complete(null);
+            } catch (IllegalStateException e) {
+              useAfterTake.complete(e);
+            }
+          }
+
+          @Override
+          public void onRead(Connection connection, Chunk chunk) {
+            chunk.release();
+          }
+        };
+    assertThat(sendAndAwait(taker, useAfterTake))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("after take()");
+  }
+
+  private <T> T sendAndAwait(ConnectionHandler server, CompletableFuture<T> outcome)
+      throws Exception {
+    try (Loopback loopback =
+        Loopback.start(
+            TransportConfig.defaults().withEventLoops(1),
+            Transport.TCP.bindAddress(dir),
+            () -> server)) {
+      Connection client = loopback.connect((connection, chunk) -> chunk.release());
+      client.write(ByteBuffer.wrap(MESSAGE.getBytes(StandardCharsets.US_ASCII)));
+      return Await.result(outcome, "the server's read");
+    }
+  }
+
+  private static List<Throwable> useEveryWay(BorrowedBytes bytes) {
+    List<Consumer<BorrowedBytes>> uses =
+        List.of(
+            BorrowedBytes::length,
+            BorrowedBytes::buffer,
+            BorrowedBytes::take,
+            BorrowedBytes::copy,
+            BorrowedBytes::copyRemaining);
+    List<Throwable> failures = new ArrayList<>();
+    for (Consumer<BorrowedBytes> use : uses) {
+      try {
+        use.accept(bytes);
+      } catch (RuntimeException e) {
+        failures.add(e);
+      }
+    }
+    return failures;
+  }
+}
