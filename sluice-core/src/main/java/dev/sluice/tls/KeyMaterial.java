@@ -49,6 +49,20 @@ public record KeyMaterial(
     warnings = List.copyOf(warnings);
   }
 
+  /** Subject, key algorithm and source; never the key. */
+  @Override
+  public String toString() {
+    return "KeyMaterial["
+        + certificate().getSubjectX500Principal().getName()
+        + ", "
+        + key.getAlgorithm()
+        + " key, "
+        + chain.size()
+        + " certificate(s) from "
+        + source
+        + "]";
+  }
+
   /** The leaf certificate. */
   public X509Certificate certificate() {
     return chain.getFirst();

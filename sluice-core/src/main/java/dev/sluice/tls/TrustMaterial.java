@@ -27,6 +27,11 @@ public record TrustMaterial(List<X509Certificate> authorities, String source) {
     authorities = List.copyOf(authorities);
   }
 
+  @Override
+  public String toString() {
+    return "TrustMaterial[" + authorities.size() + " authorities from " + source + "]";
+  }
+
   /**
    * Trusts every certificate of a PEM file (a CA bundle).
    *

@@ -24,6 +24,9 @@ class KeyMaterialTest {
     assertThat(encrypted.key().getEncoded()).isEqualTo(pkcs8.key().getEncoded());
     assertThat(pkcs8.certificate().getSubjectX500Principal().getName()).isEqualTo("CN=localhost");
     assertThat(pkcs8.warnings()).isEmpty();
+    assertThat(pkcs8.toString())
+        .isEqualTo(
+            "KeyMaterial[CN=localhost, RSA key, 1 certificate(s) from " + pki.serverCert + "]");
   }
 
   @Test
