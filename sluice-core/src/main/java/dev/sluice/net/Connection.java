@@ -52,9 +52,22 @@ public interface Connection {
 
   /**
    * Writes {@code buffer}, queued by reference: the caller must not modify it until the future
-   * completes. No copy of the payload is made.
+   * completes. No copy of the payload is made. (Allocates a future per call; hot paths use {@link
+   * #write(ByteBuffer, WriteListener)}.)
    */
-  CompletableFuture<Void> write(ByteBuffer buffer);
+  default CompletableFuture<Void> write(ByteBuffer buffer) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    write(
+        buffer,
+        error -> {
+          if (error == null) {
+            done.complete(null);
+          } else {
+            done.completeExceptionally(error);
+          }
+        });
+    return done;
+  }
 
   /**
    * Writes {@code buffer}, queued by reference until {@code listener} hears it completed; the

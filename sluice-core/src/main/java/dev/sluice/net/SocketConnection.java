@@ -324,25 +324,6 @@ public final class SocketConnection implements Connection {
   // ---- writing ----
 
   /**
-   * Writes {@code buffer}, which is queued by reference: the caller must not modify it until the
-   * future completes. No copy of the payload is made.
-   */
-  @Override
-  public CompletableFuture<Void> write(ByteBuffer buffer) {
-    CompletableFuture<Void> done = new CompletableFuture<>();
-    write(
-        buffer,
-        error -> {
-          if (error == null) {
-            done.complete(null);
-          } else {
-            done.completeExceptionally(error);
-          }
-        });
-    return done;
-  }
-
-  /**
    * Writes {@code buffer}, queued by reference until {@code listener} hears it completed; the
    * caller must not modify it until then. Heap buffers go to the socket in bounded slices through
    * the loop's staging buffer, never as one payload-sized temporary copy.

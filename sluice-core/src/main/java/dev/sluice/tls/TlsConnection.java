@@ -222,21 +222,6 @@ public final class TlsConnection implements Connection {
   }
 
   @Override
-  public CompletableFuture<Void> write(ByteBuffer buffer) {
-    CompletableFuture<Void> done = new CompletableFuture<>();
-    write(
-        buffer,
-        error -> {
-          if (error == null) {
-            done.complete(null);
-          } else {
-            done.completeExceptionally(error);
-          }
-        });
-    return done;
-  }
-
-  @Override
   public void write(ByteBuffer buffer, WriteListener listener) {
     if (loop.inLoop()) {
       enqueueWrite(buffer, listener, false);
