@@ -8,13 +8,15 @@ import java.nio.ByteBuffer;
  * <p>Owners that consume bytes inside the callback (a forwarder writing them straight to a peer)
  * use {@link #buffer()}. Owners that keep bytes call {@link #take()} (the copy-out rule: exact-size
  * copy up to the threshold, whole-slab hand-off above it) or {@link #copy()} (always an exact-size
- * copy). One view object per loop is reused for every read: keeping it is a bug this class detects.
+ * copy). One view object per loop is reused for every read: keeping it is a bug this class detects,
+ * from another thread at any time, and on the loop thread whenever no read callback is running.
  */
 public final class BorrowedBytes {
   private final ReadSlab owner;
   private ByteBuffer buffer;
   private int length;
   private boolean valid;
+  private Thread lentTo;
 
   BorrowedBytes(ReadSlab owner) {
     this.owner = owner;
@@ -24,6 +26,7 @@ public final class BorrowedBytes {
     this.buffer = buffer;
     this.length = length;
     this.valid = true;
+    this.lentTo = Thread.currentThread();
   }
 
   void close() {
@@ -73,10 +76,11 @@ public final class BorrowedBytes {
   }
 
   private void checkValid() {
-    if (!valid) {
+    // The thread matters: while another read on the loop is lent, this same object is valid again.
+    if (!valid || Thread.currentThread() != lentTo) {
       throw new IllegalStateException(
-          "borrowed bytes used after their read callback returned (or after take()): copy or take"
-              + " them inside the callback");
+          "borrowed bytes used after their read callback returned (or after take(), or from"
+              + " another thread): copy or take them inside the callback");
     }
   }
 }

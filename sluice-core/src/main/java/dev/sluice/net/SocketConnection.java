@@ -375,6 +375,11 @@ public final class SocketConnection implements Connection {
         notify(listener, e);
         closeOnIoError(e);
         return;
+      } catch (RuntimeException e) {
+        // Not the socket's doing (a buffer this thread may not touch, say): fail it loudly.
+        notify(listener, e);
+        closeNow(new CloseReason.Error(e));
+        return;
       }
       if (!buffer.hasRemaining()) {
         notify(listener, null);
@@ -448,6 +453,8 @@ public final class SocketConnection implements Connection {
       flush();
     } catch (IOException e) {
       closeOnIoError(e);
+    } catch (RuntimeException e) {
+      closeNow(new CloseReason.Error(e)); // pending writes fail with it as their cause
     }
   }
 

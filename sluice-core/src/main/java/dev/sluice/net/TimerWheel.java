@@ -5,6 +5,7 @@ package dev.sluice.net;
  * timer is its own list node, so scheduling allocates nothing). Loop thread only.
  */
 final class TimerWheel {
+  private static final System.Logger LOG = System.getLogger("dev.sluice.net");
 
   /** A schedulable timer; subclasses say what happens when it expires. */
   abstract static class Timer {
@@ -122,8 +123,20 @@ final class TimerWheel {
       timer.nextDue = null;
       if (timer.expiring) {
         timer.expiring = false;
-        timer.expire();
+        expire(timer);
       }
+    }
+  }
+
+  /**
+   * Runs one expiry. One that throws must not stop the rest of its batch (already taken out of the
+   * wheel, they would never fire) nor the event loop that advances the wheel.
+   */
+  private static void expire(Timer timer) {
+    try {
+      timer.expire();
+    } catch (RuntimeException e) {
+      LOG.log(System.Logger.Level.WARNING, "timer " + timer + " failed", e);
     }
   }
 

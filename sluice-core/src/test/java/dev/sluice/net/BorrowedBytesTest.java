@@ -13,6 +13,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -77,6 +79,72 @@ class BorrowedBytesTest {
     assertThat(sendAndAwait(taker, useAfterTake))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("after take()");
+  }
+
+  /**
+   * One view object serves every read on a loop, so a kept reference is valid again while another
+   * connection's read is lent on that loop. Used from another thread then, it must still throw, not
+   * show that other connection's bytes.
+   */
+  @Test
+  void aKeptViewStaysUnusableFromAnotherThreadWhileTheLoopLendsAnotherRead() throws Exception {
+    CompletableFuture<BorrowedBytes> kept = new CompletableFuture<>();
+    CountDownLatch secondReadLent = new CountDownLatch(1);
+    CountDownLatch secondReadMayReturn = new CountDownLatch(1);
+    ConnectionHandler server =
+        new ConnectionHandler() {
+          @Override
+          public void onReadBorrowed(Connection connection, BorrowedBytes bytes) {
+            if (kept.complete(bytes)) {
+              connection.write(ByteBuffer.wrap(MESSAGE.getBytes(StandardCharsets.US_ASCII)));
+            }
+          }
+
+          @Override
+          public void onRead(Connection connection, Chunk chunk) {
+            chunk.release();
+          }
+        };
+    ConnectionHandler client =
+        new ConnectionHandler() {
+          @Override
+          public void onReadBorrowed(Connection connection, BorrowedBytes bytes) {
+            secondReadLent.countDown();
+            try { // hold this read open while the test thread tries the kept view
+              secondReadMayReturn.await(Await.PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
+
+          @Override
+          public void onRead(Connection connection, Chunk chunk) {
+            chunk.release();
+          }
+        };
+    try (Loopback loopback =
+        Loopback.start(
+            TransportConfig.defaults().withEventLoops(1),
+            Transport.TCP.bindAddress(dir),
+            () -> server)) {
+      loopback.connect(client).write(ByteBuffer.wrap(MESSAGE.getBytes(StandardCharsets.US_ASCII)));
+      BorrowedBytes stale = Await.result(kept, "the server's read");
+      try {
+        assertThat(secondReadLent.await(Await.PATIENCE.toMillis(), TimeUnit.MILLISECONDS))
+            .as("the client's read, on the same loop, is being lent")
+            .isTrue();
+        List<Throwable> failures = useEveryWay(stale);
+        assertThat(failures).hasSize(5);
+        assertThat(failures)
+            .allSatisfy(
+                e ->
+                    assertThat(e)
+                        .isInstanceOf(IllegalStateException.class)
+                        .hasMessageContaining("from another thread"));
+      } finally {
+        secondReadMayReturn.countDown();
+      }
+    }
   }
 
   private <T> T sendAndAwait(ConnectionHandler server, CompletableFuture<T> outcome)

@@ -12,10 +12,12 @@ import dev.sluice.testing.PayloadPattern;
 import dev.sluice.testing.RecordingHandler;
 import dev.sluice.testing.Transport;
 import dev.sluice.testing.WriteCaps;
+import java.lang.foreign.Arena;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.io.TempDir;
@@ -69,6 +71,78 @@ class IntegrityTest {
   void halfAGibibyteInOneWriteArrivesIntact(BufferKind kind, int cap) throws Exception {
     try (Payload payload = new PayloadPattern(LARGEST).newPayload(kind, LARGEST)) {
       transferAndVerify(Transport.TCP, cap, payload, 1);
+    }
+  }
+
+  static Stream<Arguments> transportsAndCaps() {
+    List<Arguments> cases = new ArrayList<>();
+    for (Transport transport : Transport.values()) {
+      WriteCaps.all().forEach(cap -> cases.add(Arguments.of(transport, cap)));
+    }
+    return cases.stream();
+  }
+
+  /**
+   * Hundreds of writes of random sizes, heap and direct in long runs, queued behind a paused
+   * reader: they leave in order through single and gathering writes, including gathers that fill
+   * the loop's whole gather array and runs that switch kind mid-queue.
+   */
+  @ParameterizedTest(name = "{0}, 600 queued writes of both kinds, write cap {1}")
+  @MethodSource("transportsAndCaps")
+  void queuedWritesOfBothKindsArriveInOrder(Transport transport, int cap) throws Exception {
+    TransportConfig config =
+        TransportConfig.defaults().withEventLoops(2).withMaxBytesPerSocketWrite(cap);
+    // Small socket buffers: the kernel holds little, so almost every write queues.
+    SocketOptions options = SocketOptions.defaults().withBufferSizes(64 * 1024, 64 * 1024);
+    PayloadPattern pattern = new PayloadPattern(600 + cap);
+    Random random = new Random(cap);
+    Accepted<PausedReceiver> receivers =
+        new Accepted<>(() -> new PausedReceiver(config.copyThreshold()));
+    try (Loopback loopback =
+            Loopback.start(config, transport.bindAddress(dir), options, receivers);
+        Arena directPieces = Arena.ofShared()) {
+      Connection client = loopback.connect(options, new RecordingHandler());
+      List<CompletableFuture<Void>> writes = new ArrayList<>();
+      long offset = 0;
+      boolean direct = false;
+      for (int i = 0; i < 600; i++) {
+        if (random.nextInt(100) == 0) {
+          direct = !direct;
+        }
+        int size = 1 + random.nextInt(random.nextBoolean() ? 200 : 20_000);
+        ByteBuffer piece =
+            direct ? directPieces.allocate(size).asByteBuffer() : ByteBuffer.allocate(size);
+        pattern.fill(piece, offset);
+        offset += size;
+        writes.add(client.write(piece));
+      }
+      client.shutdownOutput();
+      Await.until(
+          () -> loopback.group().memoryStats().pendingWriteBytes() > 0, () -> "queued writes");
+      PausedReceiver receiver = receivers.next();
+      Await.result(receiver.active, "the receiver").resumeReading();
+
+      DigestingHandler.Received received = Await.result(receiver.received(), "every write");
+      assertThat(received.bytes()).isEqualTo(offset);
+      assertThat(received.sha256()).isEqualTo(pattern.sha256(offset));
+      for (CompletableFuture<Void> write : writes) {
+        Await.result(write, "write completion");
+      }
+    }
+  }
+
+  /** Digests a stream, but reads nothing until told to resume. */
+  private static final class PausedReceiver extends DigestingHandler {
+    final CompletableFuture<Connection> active = new CompletableFuture<>();
+
+    PausedReceiver(int copyThreshold) {
+      super(copyThreshold);
+    }
+
+    @Override
+    public void onActive(Connection connection) {
+      connection.pauseReading();
+      active.complete(connection);
     }
   }
 

@@ -159,6 +159,29 @@ class TimerWheelTest {
   }
 
   @Test
+  void anExpiryThatThrowsDoesNotStopTheOthersDueWithIt() {
+    Named later = new Named("later");
+    wheel.schedule(later, 4 * MS, at(0));
+    wheel.schedule(new Named("after"), 2 * MS, at(0));
+    wheel.schedule(
+        new Named(
+            "failing",
+            w -> {
+              throw new IllegalStateException(
+                  "deliberately failing expiry (expected in this test)");
+            }),
+        2 * MS,
+        at(0));
+    wheel.schedule(new Named("before"), 2 * MS, at(0));
+
+    wheel.advance(at(2));
+    assertThat(expired).containsExactlyInAnyOrder("before", "failing", "after");
+    assertThat(wheel.size()).isOne();
+    wheel.advance(at(4));
+    assertThat(expired).endsWith("later");
+  }
+
+  @Test
   void anExpiryMayRescheduleItself() {
     int[] runs = {0};
     Named[] self = new Named[1];

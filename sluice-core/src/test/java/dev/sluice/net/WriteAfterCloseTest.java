@@ -8,6 +8,7 @@ import dev.sluice.testing.Loopback;
 import dev.sluice.testing.RecordingHandler;
 import dev.sluice.testing.Transport;
 import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -123,6 +124,59 @@ class WriteAfterCloseTest {
       } catch (AssertionError failed) {
         assertThat(failed.getCause()).isInstanceOf(IOException.class);
       }
+    }
+  }
+
+  /**
+   * A write the loop cannot perform (here: a buffer only the test thread may touch) fails its
+   * future with the cause, and the connection closes with that error; the write is not lost.
+   */
+  @Test
+  void aWriteThatFailsOnTheLoopFailsItsFutureAndClosesWithTheCause() throws Exception {
+    try (Loopback loopback = start(new Accepted<>(RecordingHandler::new));
+        Arena testThreadOnly = Arena.ofConfined()) {
+      RecordingHandler client = new RecordingHandler();
+      Connection connection = loopback.connect(client);
+      ByteBuffer unreachable = testThreadOnly.allocate(1024).asByteBuffer();
+
+      Throwable failure =
+          Await.failure(connection.write(unreachable), "a write the loop cannot do");
+
+      assertThat(failure).isInstanceOf(WrongThreadException.class);
+      assertThat(Await.result(client.closed(), "close"))
+          .isInstanceOfSatisfying(
+              CloseReason.Error.class, reason -> assertThat(reason.cause()).isSameAs(failure));
+      Throwable later = Await.failure(connection.write(bytes("late")), "a write after that");
+      assertThat(later).isInstanceOf(ConnectionClosedException.class).hasCause(failure);
+    }
+  }
+
+  /** Closing fails the writes still queued, and drops them from the pending count. */
+  @Test
+  void closeFailsTheWritesStillQueued() throws Exception {
+    Accepted<RecordingHandler> servers = new Accepted<>(RecordingHandler::new);
+    // Small socket buffers at both ends, so the kernel cannot take the whole write.
+    SocketOptions options = SocketOptions.defaults().withBufferSizes(16 * 1024, 16 * 1024);
+    try (Loopback loopback =
+        Loopback.start(
+            TransportConfig.defaults().withEventLoops(2),
+            Transport.TCP.bindAddress(dir),
+            options,
+            servers)) {
+      RecordingHandler client = new RecordingHandler();
+      Connection connection = loopback.connect(options, client);
+      servers.next().connection().pauseReading();
+      CompletableFuture<Void> queued = connection.write(ByteBuffer.allocate(4 << 20));
+      Await.until(
+          () -> loopback.group().memoryStats().pendingWriteBytes() > 0, () -> "a queued write");
+
+      connection.close();
+
+      assertThat(Await.failure(queued, "the queued write"))
+          .isInstanceOf(ConnectionClosedException.class)
+          .hasMessageContaining("is closed (normal)");
+      assertThat(Await.result(client.closed(), "close")).isEqualTo(CloseReason.NORMAL);
+      assertThat(loopback.group().memoryStats().pendingWriteBytes()).isZero();
     }
   }
 
