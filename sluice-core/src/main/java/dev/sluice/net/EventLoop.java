@@ -249,7 +249,12 @@ public final class EventLoop implements Executor {
 
   private void dispatch(SelectionKey key) {
     if (key.attachment() instanceof Selectable selectable && key.isValid()) {
-      selectable.onSelected(key);
+      try {
+        selectable.onSelected(key);
+      } catch (RuntimeException e) {
+        // One channel's failure must not stop the loop and every connection on it.
+        selectable.onUnexpectedFailure(e);
+      }
     }
   }
 
@@ -352,6 +357,9 @@ public final class EventLoop implements Executor {
   /** Something registered with the selector. */
   interface Selectable {
     void onSelected(SelectionKey key);
+
+    /** {@link #onSelected} threw: close or pause what failed, and only that. */
+    void onUnexpectedFailure(RuntimeException e);
 
     void closeForShutdown();
   }

@@ -165,7 +165,7 @@ public final class Listener implements AutoCloseable {
     }
   }
 
-  private void onAcceptFailure(IOException e) {
+  private void onAcceptFailure(Exception e) {
     // Pause first: what follows may fail, and the listener must not spin on a ready socket.
     long pauseNanos = backoffNanos;
     key.interestOps(0);
@@ -240,6 +240,11 @@ public final class Listener implements AutoCloseable {
         if (k.isAcceptable()) {
           onAcceptable();
         }
+      }
+
+      @Override
+      public void onUnexpectedFailure(RuntimeException e) {
+        onAcceptFailure(e);
       }
 
       @Override

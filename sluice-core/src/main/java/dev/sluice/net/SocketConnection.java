@@ -776,6 +776,12 @@ public final class SocketConnection implements Connection {
       }
 
       @Override
+      public void onUnexpectedFailure(RuntimeException e) {
+        LOG.log(System.Logger.Level.WARNING, "unexpected failure on " + SocketConnection.this, e);
+        closeNow(new CloseReason.Error(e));
+      }
+
+      @Override
       public void closeForShutdown() {
         closeNow(CloseReason.SHUTDOWN);
       }
