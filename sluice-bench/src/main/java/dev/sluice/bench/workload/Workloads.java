@@ -7,6 +7,7 @@ import dev.sluice.bench.workload.echo.PingPongWorkload;
 import dev.sluice.bench.workload.echo.SizeSweepWorkload;
 import dev.sluice.bench.workload.retention.RetentionWorkload;
 import dev.sluice.bench.workload.tlsretention.TlsRetentionWorkload;
+import dev.sluice.bench.workload.tlsthroughput.TlsThroughputWorkload;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -19,7 +20,8 @@ public final class Workloads {
           new PingPongWorkload(),
           new BulkWorkload(),
           new SizeSweepWorkload(),
-          new TlsRetentionWorkload());
+          new TlsRetentionWorkload(),
+          new TlsThroughputWorkload());
 
   private Workloads() {}
 
