@@ -14,7 +14,9 @@ import javax.management.ObjectName;
  * same live set here (dead space a full GC may leave, and what is allocated after it), as much as
  * the bytes a TLS retention run keeps.
  *
- * @param bytesByClass shallow bytes of all live instances, by class name ({@code [B} for byte[])
+ * @param bytesByClass shallow bytes of all live instances, by class name ({@code [B} for byte[]);
+ *     without the fillers a GC writes into dead space it did not compact away ({@code
+ *     jdk.internal.vm.FillerElement[]}, {@code FillerObject}), which are not live objects
  */
 public record HeapHistogram(Map<String, Long> bytesByClass) {
 
@@ -40,15 +42,9 @@ public record HeapHistogram(Map<String, Long> bytesByClass) {
     return parse(text);
   }
 
-  /**
-   * Bytes of live objects: the total, less the fillers a GC writes into dead space it did not
-   * compact away ({@code jdk.internal.vm.FillerElement[]}, {@code FillerObject}).
-   */
+  /** Bytes of all live objects. */
   public long liveBytes() {
-    return bytesByClass.entrySet().stream()
-        .filter(e -> !e.getKey().contains("jdk.internal.vm.Filler"))
-        .mapToLong(Map.Entry::getValue)
-        .sum();
+    return bytesByClass.values().stream().mapToLong(Long::longValue).sum();
   }
 
   /** Parses the text of {@code GC.class_histogram}. */
@@ -57,7 +53,10 @@ public record HeapHistogram(Map<String, Long> bytesByClass) {
     for (String line : text.split("\n")) {
       // "   1:          1234         567890  java.lang.String (java.base@25)"
       String[] parts = line.trim().split("\\s+");
-      if (parts.length >= 4 && parts[0].endsWith(":") && Character.isDigit(parts[0].charAt(0))) {
+      if (parts.length >= 4
+          && parts[0].endsWith(":")
+          && Character.isDigit(parts[0].charAt(0))
+          && !parts[3].contains("jdk.internal.vm.Filler")) {
         bytes.merge(parts[3], Long.parseLong(parts[2]), Long::sum);
       }
     }

@@ -6,6 +6,7 @@ import dev.sluice.bench.workload.bulk.BulkWorkload;
 import dev.sluice.bench.workload.echo.PingPongWorkload;
 import dev.sluice.bench.workload.echo.SizeSweepWorkload;
 import dev.sluice.bench.workload.retention.RetentionWorkload;
+import dev.sluice.bench.workload.tlsidle.TlsIdleWorkload;
 import dev.sluice.bench.workload.tlsretention.TlsRetentionWorkload;
 import dev.sluice.bench.workload.tlsthroughput.TlsThroughputWorkload;
 import java.util.List;
@@ -21,7 +22,8 @@ public final class Workloads {
           new BulkWorkload(),
           new SizeSweepWorkload(),
           new TlsRetentionWorkload(),
-          new TlsThroughputWorkload());
+          new TlsThroughputWorkload(),
+          new TlsIdleWorkload());
 
   private Workloads() {}
 
