@@ -79,6 +79,7 @@ final class TlsRetentionDriver implements ChildProgram {
     done.put("amplification", (double) held / keptBytes);
     done.put("heapGrowthBytes", heapGrowth);
     done.put("nativeGrowthBytes", nativeGrowth);
+    done.put("nativeBaselineBytes", nativeBefore);
     done.put("keptChunks", run.kept().size());
     done.put("reads", run.reads());
     done.put("meanReadBytes", (double) run.readBytes() / run.reads());

@@ -51,6 +51,11 @@ public final class TlsRetentionWorkload implements Workload {
               "nativeGrowthBytes",
               Unit.BYTES,
               "the native part of heldBytes (Sluice's MemoryStats, Netty's allocator metric)"),
+          new Field(
+              "nativeBaselineBytes",
+              Unit.BYTES,
+              "native memory the implementation already held at the baseline (after the warm-up);"
+                  + " kept buffers that land in it add no growth"),
           new Field("keptChunks", Unit.COUNT, "chunks kept"),
           new Field("reads", Unit.COUNT, "decrypted reads handed to the application"),
           new Field("meanReadBytes", Unit.BYTES, "mean bytes per read handed to the application"),
