@@ -7,9 +7,12 @@ import java.util.SplittableRandom;
 
 /**
  * What a retaining client received on its connections: every chunk is verified against the pattern
- * as it arrives, and one chunk in {@code keepEvery}, counted over all connections in arrival order,
- * is kept (the rest are released at once). Used on the client's one event loop thread, then read by
- * the driver once every connection has ended.
+ * as it arrives, and each is kept with probability 1/{@code keepEvery} (the rest are released at
+ * once). The choice is random, from a fixed seed, rather than every N-th read: a fixed stride
+ * aliases with the peer's record pattern (the JDK sends a 16 KiB write as a 16367 B record and a 17
+ * B record, so with N = 50 every read kept by a record-per-read implementation was a 17 B one).
+ * Used on the client's one event loop thread, then read by the driver once every connection has
+ * ended.
  *
  * @param <T> what the implementation hands the application per read
  */

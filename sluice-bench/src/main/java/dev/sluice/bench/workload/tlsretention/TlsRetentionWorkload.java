@@ -68,7 +68,7 @@ public final class TlsRetentionWorkload implements Workload {
 
   @Override
   public String summary() {
-    return "seed 003: TLS client keeps 1 decrypted chunk in 50; memory held per byte kept";
+    return "seed 003: TLS client keeps about 1 decrypted read in 50; memory held per byte kept";
   }
 
   @Override
@@ -80,7 +80,7 @@ public final class TlsRetentionWorkload implements Workload {
             "bytes per write of the sending peer; each write is its own TLS record(s)"),
         new Option(CONNECTIONS, "10", "connections receiving at once"),
         new Option(BYTES, "3m", "bytes each connection receives"),
-        new Option(KEEP_EVERY, "50", "keep one read in this many (counted over all connections)"),
+        new Option(KEEP_EVERY, "50", "keep each read with probability 1/N (at random, fixed seed)"),
         new Option(WARMUP_BYTES, "1m", "bytes received on one connection before measuring"),
         new Option(TlsVersion.OPTION, "1.3", "TLS version: 1.3 or 1.2"));
   }
