@@ -44,6 +44,15 @@ public final class JvmMemory {
     }
   }
 
+  /**
+   * The live heap to the byte: a full GC, then every object left counted ({@link HeapHistogram}).
+   * The first call in a process sets up the diagnostic-command machinery, which then stays live:
+   * call it once before taking a baseline.
+   */
+  public static long liveHeapBytes() {
+    return HeapHistogram.take().liveBytes();
+  }
+
   /** Heap bytes in use now (after {@link #fullGc()}: the live heap). */
   public static long heapUsed() {
     return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();

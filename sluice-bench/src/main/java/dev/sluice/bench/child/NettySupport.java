@@ -2,15 +2,19 @@ package dev.sluice.bench.child;
 
 import dev.sluice.bench.integrity.PatternVerifier;
 import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufAllocatorMetricProvider;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 
@@ -30,6 +34,22 @@ public final class NettySupport {
         .channel(NioSocketChannel.class)
         .option(ChannelOption.TCP_NODELAY, true)
         .handler(handler);
+  }
+
+  /**
+   * A server on loopback (any free port) whose accepted channels get {@code childHandler}; {@code
+   * group} accepts and serves, as a Sluice group's loops do. Returns the bound server channel.
+   */
+  public static Channel listen(EventLoopGroup group, ChannelHandler childHandler)
+      throws InterruptedException {
+    return new ServerBootstrap()
+        .group(group)
+        .channel(NioServerSocketChannel.class)
+        .childOption(ChannelOption.TCP_NODELAY, true)
+        .childHandler(childHandler)
+        .bind(new InetSocketAddress("127.0.0.1", 0))
+        .sync()
+        .channel();
   }
 
   /** Shuts {@code group} down without a quiet period and waits for it. */

@@ -29,7 +29,7 @@ public final class Usage {
         Workloads:
         """);
     for (Workload w : Workloads.all()) {
-      out.append(String.format(Locale.ROOT, "  %-11s %s%n", w.name(), w.summary()));
+      out.append(String.format(Locale.ROOT, "  %-13s %s%n", w.name(), w.summary()));
     }
     out.append(
         """

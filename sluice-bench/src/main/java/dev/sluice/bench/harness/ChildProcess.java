@@ -114,6 +114,19 @@ public final class ChildProcess implements AutoCloseable {
   }
 
   /**
+   * CPU time (user plus system, all threads) the child has used so far, as the kernel counts it
+   * (clock ticks, usually 10 ms).
+   *
+   * @throws IllegalStateException where the platform does not report it
+   */
+  public Duration cpuTime() {
+    return process
+        .info()
+        .totalCpuDuration()
+        .orElseThrow(() -> new IllegalStateException("no CPU time for " + label));
+  }
+
+  /**
    * Resets the child's VmHWM to its current RSS (writes 5 to {@code /proc/PID/clear_refs}).
    *
    * @return false where the kernel or permissions do not allow it

@@ -92,7 +92,13 @@ public final class Harness {
       arms.put(impl, ArmSummary.of(impl, fields, results.get(impl)));
     }
     return new Report(
-        workload.name(), params, flags, fields, List.copyOf(arms.values()), workload.derived(arms));
+        workload.name(),
+        params,
+        flags,
+        fields,
+        List.copyOf(arms.values()),
+        workload.derived(arms),
+        workload.conditions(params));
   }
 
   private String progressLine(

@@ -1,5 +1,6 @@
 package dev.sluice.bench.harness;
 
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -15,6 +16,8 @@ import java.util.Map;
  * @param fields the fields, in display order
  * @param arms the arms, in the order they ran
  * @param derived extra per-arm results from {@link Workload#derived}
+ * @param conditions what the runs had in common beyond params and flags, from {@link
+ *     Workload#conditions} (e.g. the TLS version and cipher suite)
  */
 public record Report(
     String workload,
@@ -22,13 +25,26 @@ public record Report(
     List<String> jvmFlags,
     List<Field> fields,
     List<ArmSummary> arms,
-    Map<Impl, Map<String, Object>> derived) {
+    Map<Impl, Map<String, Object>> derived,
+    Map<String, String> conditions) {
 
   public Report {
     jvmFlags = List.copyOf(jvmFlags);
     fields = List.copyOf(fields);
     arms = List.copyOf(arms);
     derived = Map.copyOf(derived);
+    conditions = Collections.unmodifiableMap(new LinkedHashMap<>(conditions));
+  }
+
+  /** A report with no stated conditions. */
+  public Report(
+      String workload,
+      Params params,
+      List<String> jvmFlags,
+      List<Field> fields,
+      List<ArmSummary> arms,
+      Map<Impl, Map<String, Object>> derived) {
+    this(workload, params, jvmFlags, fields, arms, derived, Map.of());
   }
 
   /** Whether every run of every arm passed its integrity check. */
@@ -73,6 +89,9 @@ public record Report(
       }
     }
     root.put("params", params.asMap());
+    if (!conditions.isEmpty()) {
+      root.put("conditions", conditions);
+    }
     root.put("jvmFlags", jvmFlags);
     return root;
   }
@@ -119,6 +138,8 @@ public record Report(
     out.append("JVM flags of every child (both arms and the peer): ")
         .append(String.join(" ", jvmFlags))
         .append(System.lineSeparator());
+    conditions.forEach(
+        (k, v) -> out.append(k).append(": ").append(v).append(System.lineSeparator()));
     int nameWidth = Math.max(14, fields.stream().mapToInt(f -> f.name().length()).max().orElse(0));
     String rowFormat = "%-" + nameWidth + "s";
     out.append(String.format(Locale.ROOT, rowFormat, "field"));

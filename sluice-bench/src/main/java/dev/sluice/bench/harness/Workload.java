@@ -45,4 +45,13 @@ public interface Workload {
   default Map<Impl, Map<String, Object>> derived(Map<Impl, ArmSummary> arms) {
     return Map.of();
   }
+
+  /**
+   * What every run of this benchmark had in common that its params and JVM flags do not say (e.g.
+   * the negotiated TLS version and cipher suite), stated in the table and the JSON. Empty by
+   * default.
+   */
+  default Map<String, String> conditions(Params params) {
+    return Map.of();
+  }
 }

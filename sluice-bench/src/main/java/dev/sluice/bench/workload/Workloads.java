@@ -6,6 +6,9 @@ import dev.sluice.bench.workload.bulk.BulkWorkload;
 import dev.sluice.bench.workload.echo.PingPongWorkload;
 import dev.sluice.bench.workload.echo.SizeSweepWorkload;
 import dev.sluice.bench.workload.retention.RetentionWorkload;
+import dev.sluice.bench.workload.tlsidle.TlsIdleWorkload;
+import dev.sluice.bench.workload.tlsretention.TlsRetentionWorkload;
+import dev.sluice.bench.workload.tlsthroughput.TlsThroughputWorkload;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -17,7 +20,10 @@ public final class Workloads {
           new BigWriteWorkload(),
           new PingPongWorkload(),
           new BulkWorkload(),
-          new SizeSweepWorkload());
+          new SizeSweepWorkload(),
+          new TlsRetentionWorkload(),
+          new TlsThroughputWorkload(),
+          new TlsIdleWorkload());
 
   private Workloads() {}
 

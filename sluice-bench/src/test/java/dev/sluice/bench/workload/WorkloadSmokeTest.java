@@ -3,11 +3,7 @@ package dev.sluice.bench.workload;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.bench.Main;
-import dev.sluice.bench.testing.JsonReader;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
+import dev.sluice.bench.testing.BenchRun;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -21,32 +17,14 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class WorkloadSmokeTest {
 
-  private record Outcome(int status, String stdout, String stderr) {
-    Map<String, Object> lastLineJson() {
-      String[] lines = stdout.strip().split("\n");
-      return JsonReader.object(lines[lines.length - 1]);
-    }
-  }
-
-  private static Outcome bench(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    List<String> all = new ArrayList<>(List.of("bench"));
-    all.addAll(List.of(args));
-    all.addAll(List.of("--runs", "1", "--json", "--timeout-s", "60"));
-    int status =
-        Main.run(
-            all.toArray(String[]::new),
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
-    return new Outcome(
-        status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  private static BenchRun bench(String... args) {
+    return BenchRun.of(args);
   }
 
   @Test
   @SuppressWarnings("unchecked")
   void tinyRetentionRunsBothArmsInSeparateJvmsWithIntegrityOk() {
-    Outcome outcome = bench("retention", "--chunks", "300", "--warmup-chunks", "50");
+    BenchRun outcome = bench("retention", "--chunks", "300", "--warmup-chunks", "50");
     assertThat(outcome.status()).as(outcome.stderr()).isEqualTo(Main.OK);
     Map<String, Object> json = outcome.lastLineJson();
     assertThat(json).containsEntry("workload", "retention").containsEntry("integrity", "OK");
@@ -67,7 +45,7 @@ class WorkloadSmokeTest {
 
   @Test
   void aCorruptedByteFailsTheRunAndExitsNonZero() {
-    Outcome outcome =
+    BenchRun outcome =
         bench(
             "retention",
             "--chunks",
@@ -86,7 +64,7 @@ class WorkloadSmokeTest {
 
   @Test
   void aCorruptedByteFailsTheBigWriteHashCheck() {
-    Outcome outcome =
+    BenchRun outcome =
         bench(
             "bigwrite",
             "--mib",
@@ -111,7 +89,7 @@ class WorkloadSmokeTest {
       })
   @SuppressWarnings("unchecked")
   void everyWorkloadRunsSmallWithBothArmsVerified(String command) {
-    Outcome outcome = bench(command.split(" "));
+    BenchRun outcome = bench(command.split(" "));
     assertThat(outcome.status()).as(outcome.stderr()).isEqualTo(Main.OK);
     Map<String, Object> json = outcome.lastLineJson();
     assertThat(json).containsEntry("integrity", "OK").containsKeys("arms", "ratios", "jvmFlags");

@@ -1,0 +1,21 @@
+package dev.sluice.bench.workload.tlsidle;
+
+/**
+ * One implementation's side of tlsidle: an echo server on loopback, TLS or plain, that counts its
+ * open connections.
+ */
+interface IdleServer extends AutoCloseable {
+
+  /** The port it listens on. */
+  int port();
+
+  /** Connections open now (for TLS: past the handshake, with the expected suite). */
+  int openConnections();
+
+  /** Native memory the implementation holds now, by its own accounting. */
+  long nativeBytes();
+
+  /** Stops listening, closes every connection and stops the implementation's threads. */
+  @Override
+  void close();
+}

@@ -1,0 +1,64 @@
+package dev.sluice.bench.workload.tlsidle;
+
+import dev.sluice.bench.child.HeapHistogram;
+import dev.sluice.bench.child.JvmMemory;
+import dev.sluice.bench.harness.ChildControl;
+import dev.sluice.bench.harness.ChildProgram;
+import dev.sluice.bench.harness.Impl;
+import dev.sluice.bench.harness.Params;
+import dev.sluice.bench.tls.BenchTls;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The measured side of tlsidle: start the echo server, report LISTENING; at each SETTLE (once after
+ * the peer's warm-up, once with every connection open and idle) bring the JVM to a steady state,
+ * count the live heap by class, and report it with the native memory and the open connections. The
+ * second report carries the heap growth by owner ({@link HeapOwner}).
+ */
+final class IdleServerDriver implements ChildProgram {
+  private final Impl impl;
+
+  IdleServerDriver(Impl impl) {
+    this.impl = impl;
+  }
+
+  @Override
+  public void run(ChildControl control) throws Exception {
+    Params params = control.params();
+    Transport transport = Transport.parse(params.string(Transport.OPTION));
+    BenchTls tls = transport == Transport.TLS ? BenchTls.from(params) : null;
+    try (IdleServer server =
+        switch (impl) {
+          case SLUICE -> new SluiceIdleServer(tls);
+          case NETTY -> new NettyIdleServer(tls);
+        }) {
+      control.send("LISTENING", "port", server.port());
+
+      control.await("SETTLE");
+      JvmMemory.settle();
+      HeapHistogram.take(); // its own machinery stays live: set it up before the baseline
+      HeapHistogram before = HeapHistogram.take();
+      control.send("SETTLED", settled(server, before, Map.of()));
+
+      control.await("SETTLE");
+      JvmMemory.settle();
+      HeapHistogram after = HeapHistogram.take();
+      Map<String, Object> growthByOwner = new LinkedHashMap<>();
+      HeapOwner.group(before.growthTo(after))
+          .forEach((owner, bytes) -> growthByOwner.put("heapGrowth." + owner.id(), bytes));
+      control.send("SETTLED", settled(server, after, growthByOwner));
+      control.await("EXIT");
+    }
+  }
+
+  private static Map<String, Object> settled(
+      IdleServer server, HeapHistogram heap, Map<String, Object> extra) {
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("connections", server.openConnections());
+    fields.put("heapBytes", heap.liveBytes());
+    fields.put("nativeBytes", server.nativeBytes());
+    fields.putAll(extra);
+    return fields;
+  }
+}
