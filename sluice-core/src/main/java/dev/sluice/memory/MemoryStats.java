@@ -26,25 +26,6 @@ public record MemoryStats(
   /** All zero. */
   public static final MemoryStats ZERO = new MemoryStats(0, 0, 0, 0, 0, 0, 0, 0);
 
-  /** Stats of a process without TLS. */
-  public MemoryStats(
-      long slabBytesReserved,
-      long handedOffChunks,
-      long handedOffBytes,
-      long pendingWriteBytes,
-      long pendingCopyBytes,
-      long stagingBytes) {
-    this(
-        slabBytesReserved,
-        handedOffChunks,
-        handedOffBytes,
-        pendingWriteBytes,
-        pendingCopyBytes,
-        stagingBytes,
-        0,
-        0);
-  }
-
   /** Native memory Sluice itself allocated: slabs, staging and TLS working buffers. */
   public long nativeBytes() {
     return slabBytesReserved + stagingBytes + tlsBufferBytes;
