@@ -106,11 +106,13 @@ final class RawTlsPeer implements AutoCloseable {
   }
 
   /**
-   * Reads until the server closes; returns the raw bytes received (an alert, close_notify...), or
-   * what arrived before a reset.
+   * Reads until the server closes; returns the raw bytes received after the handshake (an alert,
+   * close_notify...), or what arrived before a reset.
    */
   byte[] readUntilClosed() {
     ByteBuffer all = ByteBuffer.allocate(1 << 16);
+    all.put(netIn.flip()); // what arrived behind the handshake's last message
+    netIn.clear();
     try {
       while (channel.read(all) >= 0 && all.hasRemaining()) {
         // keep reading
