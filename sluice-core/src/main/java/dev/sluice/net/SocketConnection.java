@@ -372,8 +372,8 @@ public final class SocketConnection implements Connection {
       try {
         writeNow(buffer);
       } catch (IOException e) {
-        notify(listener, e);
         closeOnIoError(e);
+        notify(listener, closedException()); // like every other write the break fails
         return;
       } catch (RuntimeException e) {
         // Not the socket's doing (a buffer this thread may not touch, say): fail it loudly.
@@ -667,7 +667,11 @@ public final class SocketConnection implements Connection {
             + " to "
             + remoteAddress
             + " is closed ("
-            + (closeReason == null ? "closing" : closeReason.label())
+            + switch (closeReason) {
+              case null -> "closing";
+              case CloseReason.PeerReset(String detail) -> "peer_reset: " + detail;
+              default -> closeReason.label();
+            }
             + ")",
         closeReason);
   }

@@ -13,7 +13,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -45,6 +48,43 @@ class ResetTest {
       assertThat(Await.result(peer.closed(), "close of the peer"))
           .isInstanceOf(CloseReason.PeerReset.class);
       assertThat(peer.endOfInput()).as("a reset is not an orderly end of input").isNotDone();
+    }
+  }
+
+  /**
+   * The write that meets a reset fails like every later one: a {@link ConnectionClosedException}
+   * carrying the peer's reset, not the socket's raw error. The client does not read, so it can
+   * learn of the reset only by writing.
+   */
+  @Test
+  void theWriteThatMeetsAResetFailsAsAClosedConnection() throws Exception {
+    Accepted<RecordingHandler> servers = new Accepted<>(RecordingHandler::new);
+    try (Loopback loopback = start(Transport.TCP, SocketOptions.defaults(), servers)) {
+      RecordingHandler client = new RecordingHandler();
+      Connection connection = loopback.connect(client);
+      RecordingHandler server = servers.next();
+      CompletableFuture<Void> paused = new CompletableFuture<>();
+      connection.pauseReading();
+      connection.loop().execute(() -> paused.complete(null)); // runs after the pause
+      Await.result(paused, "reading paused");
+      server.connection().reset();
+      Await.result(server.closed(), "close of the resetting end");
+
+      Throwable failure = null;
+      for (int i = 0; i < 100 && failure == null; i++) {
+        try {
+          connection.write(ByteBuffer.allocate(1)).get(10, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+          failure = e.getCause();
+        }
+      }
+      assertThat(failure)
+          .isInstanceOf(ConnectionClosedException.class)
+          .hasMessageContaining("peer_reset");
+      assertThat(((ConnectionClosedException) failure).reason())
+          .isInstanceOf(CloseReason.PeerReset.class);
+      assertThat(Await.result(client.closed(), "close of the client"))
+          .isInstanceOf(CloseReason.PeerReset.class);
     }
   }
 
