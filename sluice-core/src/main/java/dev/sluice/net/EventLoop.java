@@ -108,6 +108,22 @@ public final class EventLoop implements Executor {
     return new RejectedExecutionException("event loop " + thread.getName() + " is shut down");
   }
 
+  /**
+   * Runs {@code action} now when called on this loop's thread, else queues it. Once the loop has
+   * stopped the action is dropped: stopping closed everything the action could have touched.
+   */
+  public void runOnLoop(Runnable action) {
+    if (inLoop()) {
+      action.run();
+    } else {
+      try {
+        execute(action);
+      } catch (RejectedExecutionException stopped) {
+        // The loop closed every connection on its way out.
+      }
+    }
+  }
+
   /** Memory this loop holds right now. */
   public MemoryStats memoryStats() {
     return counters.snapshot();

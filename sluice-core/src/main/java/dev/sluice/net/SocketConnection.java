@@ -252,7 +252,7 @@ public final class SocketConnection implements Connection {
   /** Stops reading (backpressure towards the peer) until {@link #resumeReading()}. */
   @Override
   public void pauseReading() {
-    onLoop(
+    loop.runOnLoop(
         () -> {
           readingPaused = true;
           updateInterest();
@@ -262,7 +262,7 @@ public final class SocketConnection implements Connection {
   /** Resumes reading after {@link #pauseReading()}. */
   @Override
   public void resumeReading() {
-    onLoop(
+    loop.runOnLoop(
         () -> {
           readingPaused = false;
           updateInterest();
@@ -338,7 +338,7 @@ public final class SocketConnection implements Connection {
       try {
         loop.execute(() -> enqueueWrite(buffer, listener, false));
       } catch (RejectedExecutionException e) {
-        notify(listener, closedException());
+        WriteListener.notify(listener, closedException());
       }
     }
   }
@@ -361,11 +361,12 @@ public final class SocketConnection implements Connection {
 
   private void enqueueWrite(ByteBuffer buffer, WriteListener listener, boolean transientSource) {
     if (closed) {
-      notify(listener, closedException());
+      WriteListener.notify(listener, closedException());
       return;
     }
     if (outputShutdownRequested) {
-      notify(listener, new ConnectionClosedException("output already shut down", null));
+      WriteListener.notify(
+          listener, new ConnectionClosedException("output already shut down", null));
       return;
     }
     if (head == null && active) {
@@ -373,16 +374,16 @@ public final class SocketConnection implements Connection {
         writeNow(buffer);
       } catch (IOException e) {
         closeOnIoError(e);
-        notify(listener, closedException()); // like every other write the break fails
+        WriteListener.notify(listener, closedException()); // like every other write the break fails
         return;
       } catch (RuntimeException e) {
         // Not the socket's doing (a buffer this thread may not touch, say): fail it loudly.
-        notify(listener, e);
+        WriteListener.notify(listener, e);
         closeNow(new CloseReason.Error(e));
         return;
       }
       if (!buffer.hasRemaining()) {
-        notify(listener, null);
+        WriteListener.notify(listener, null);
         return;
       }
     }
@@ -512,7 +513,7 @@ public final class SocketConnection implements Connection {
       if (done.copied) {
         counters.addPendingCopyBytes(-done.buffer.capacity());
       }
-      notify(done.listener, null);
+      WriteListener.notify(done.listener, null);
     }
   }
 
@@ -545,7 +546,7 @@ public final class SocketConnection implements Connection {
    */
   @Override
   public void shutdownOutput() {
-    onLoop(
+    loop.runOnLoop(
         () -> {
           if (closed || outputShutdownRequested) {
             return;
@@ -577,13 +578,13 @@ public final class SocketConnection implements Connection {
   /** Closes now; writes still pending fail with {@link ConnectionClosedException}. */
   @Override
   public void close() {
-    onLoop(() -> closeNow(CloseReason.NORMAL));
+    loop.runOnLoop(() -> closeNow(CloseReason.NORMAL));
   }
 
   /** Closes with a reset: SO_LINGER 0, so the peer sees RST; pending writes fail. */
   @Override
   public void reset() {
-    onLoop(
+    loop.runOnLoop(
         () -> {
           if (closed) {
             return;
@@ -656,7 +657,7 @@ public final class SocketConnection implements Connection {
       if (w.copied) {
         counters.addPendingCopyBytes(-w.buffer.capacity());
       }
-      notify(w.listener, error);
+      WriteListener.notify(w.listener, error);
     }
   }
 
@@ -728,29 +729,6 @@ public final class SocketConnection implements Connection {
   private void scheduleIdleTimer(long nanos) {
     if (nanos > 0) {
       loop.timers().schedule(timer, nanos, loop.now());
-    }
-  }
-
-  private void onLoop(Runnable action) {
-    if (loop.inLoop()) {
-      action.run();
-    } else {
-      try {
-        loop.execute(action);
-      } catch (RejectedExecutionException e) {
-        // The loop is gone and closed every connection on its way out.
-      }
-    }
-  }
-
-  private void notify(WriteListener listener, Throwable error) {
-    if (listener == null) {
-      return;
-    }
-    try {
-      listener.onWriteComplete(error);
-    } catch (Throwable t) {
-      LOG.log(System.Logger.Level.WARNING, "write listener failed on " + this, t);
     }
   }
 

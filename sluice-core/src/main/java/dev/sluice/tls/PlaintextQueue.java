@@ -9,7 +9,6 @@ import java.nio.ByteBuffer;
  * has been encrypted and its ciphertext handed to the socket, then completed. Loop thread only.
  */
 final class PlaintextQueue {
-  private static final System.Logger LOG = System.getLogger("dev.sluice.tls");
 
   private final MemoryCounters counters;
   private Entry head;
@@ -93,7 +92,7 @@ final class PlaintextQueue {
   void completeEncrypted() {
     while (head != null && !head.buffer.hasRemaining()) {
       Entry done = pop();
-      notify(done.listener, null);
+      WriteListener.notify(done.listener, null);
     }
   }
 
@@ -102,7 +101,7 @@ final class PlaintextQueue {
     addUnencrypted(-unencryptedBytes);
     while (head != null) {
       Entry failed = pop();
-      notify(failed.listener, error);
+      WriteListener.notify(failed.listener, error);
     }
   }
 
@@ -121,16 +120,5 @@ final class PlaintextQueue {
   private void addUnencrypted(long delta) {
     unencryptedBytes += delta;
     counters.addPendingWriteBytes(delta);
-  }
-
-  static void notify(WriteListener listener, Throwable error) {
-    if (listener == null) {
-      return;
-    }
-    try {
-      listener.onWriteComplete(error);
-    } catch (Throwable t) {
-      LOG.log(System.Logger.Level.WARNING, "a TLS write listener failed", t);
-    }
   }
 }

@@ -230,7 +230,7 @@ public final class TlsConnection implements Connection {
       try {
         loop.execute(() -> enqueueWrite(buffer, listener, false));
       } catch (RejectedExecutionException e) {
-        notify(listener, closedException());
+        WriteListener.notify(listener, closedException());
       }
     }
   }
@@ -620,15 +620,16 @@ public final class TlsConnection implements Connection {
 
   private void enqueueWrite(ByteBuffer buffer, WriteListener listener, boolean transientSource) {
     if (closed || closingReason != null) {
-      notify(listener, closedException());
+      WriteListener.notify(listener, closedException());
       return;
     }
     if (outputShutdownRequested || closeNotifyQueued || engine.isOutboundDone()) {
-      notify(listener, new ConnectionClosedException("TLS output already shut down", null));
+      WriteListener.notify(
+          listener, new ConnectionClosedException("TLS output already shut down", null));
       return;
     }
     if (!buffer.hasRemaining() && writes.isEmpty()) {
-      notify(listener, null);
+      WriteListener.notify(listener, null);
       return;
     }
     PlaintextQueue.Entry entry = writes.add(buffer, listener);
@@ -977,19 +978,7 @@ public final class TlsConnection implements Connection {
     if (loop == null) {
       throw new IllegalStateException("the TLS connection is not active yet");
     }
-    if (loop.inLoop()) {
-      action.run();
-    } else {
-      try {
-        loop.execute(action);
-      } catch (RejectedExecutionException e) {
-        // The loop is gone and closed every connection on its way out.
-      }
-    }
-  }
-
-  private static void notify(WriteListener listener, Throwable error) {
-    PlaintextQueue.notify(listener, error);
+    loop.runOnLoop(action);
   }
 
   @Override
