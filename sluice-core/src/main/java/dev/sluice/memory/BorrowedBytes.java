@@ -1,86 +1,55 @@
 package dev.sluice.memory;
 
+import dev.sluice.internal.LentBytes;
 import java.nio.ByteBuffer;
+import java.util.function.Consumer;
 
 /**
  * A zero-copy view of one read, lent to a callback and valid only until it returns.
  *
- * <p>Owners that consume bytes inside the callback (a forwarder writing them straight to a peer)
- * use {@link #buffer()}. Owners that keep bytes call {@link #take()} (the copy-out rule: exact-size
- * copy up to the threshold, whole-slab hand-off above it) or {@link #copy()} (always an exact-size
- * copy). One view object per loop is reused for every read: keeping it is a bug this class detects,
- * from another thread at any time, and on the loop thread whenever no read callback is running.
+ * <p>Owners that consume bytes inside the callback (a forwarder writing them straight to a peer
+ * with {@code writeTransient}) use {@link #buffer()}. Owners that keep bytes call {@link #take()}
+ * (the copy-out rule: exact-size copy up to the threshold, whole-slab hand-off above it) or {@link
+ * #copy()} (always an exact-size copy). One view object per loop is reused for every read: using it
+ * after its callback returned, or from another thread, throws.
  */
-public final class BorrowedBytes {
-  private final ReadSlab owner;
-  private ByteBuffer buffer;
-  private int length;
-  private boolean valid;
-  private Thread lentTo;
-
-  BorrowedBytes(ReadSlab owner) {
-    this.owner = owner;
-  }
-
-  void open(ByteBuffer buffer, int length) {
-    this.buffer = buffer;
-    this.length = length;
-    this.valid = true;
-    this.lentTo = Thread.currentThread();
-  }
-
-  void close() {
-    valid = false;
-    buffer = null;
-  }
+public sealed interface BorrowedBytes permits LentBytes {
 
   /** Number of bytes read. */
-  public int length() {
-    checkValid();
-    return length;
-  }
+  int length();
 
   /**
-   * The bytes in the loop's slab: position 0 at first, limit {@link #length()}. The caller may move
-   * the position (for example by writing the buffer to a channel); it must not keep the buffer
-   * after the callback.
+   * The bytes: position 0 of the read at first, limit at its end. The caller may move the position
+   * (for example by writing the buffer to a channel); it must not keep the buffer after the
+   * callback.
    */
-  public ByteBuffer buffer() {
-    checkValid();
-    return buffer;
-  }
+  ByteBuffer buffer();
 
   /**
    * Takes ownership of the whole read under the copy-out rule and ends this view. Ignores any
    * position the caller set on {@link #buffer()}.
    */
-  public Chunk take() {
-    checkValid();
-    Chunk chunk = owner.take(length);
-    close();
-    return chunk;
-  }
+  Chunk take();
 
   /** An exact-size heap copy of the whole read; the view stays valid. */
-  public HeapChunk copy() {
-    checkValid();
-    return owner.copyOut(length);
-  }
+  HeapChunk copy();
 
   /** An exact-size heap copy of what is left between the buffer's position and limit. */
-  public HeapChunk copyRemaining() {
-    checkValid();
-    byte[] bytes = new byte[buffer.remaining()];
-    buffer.get(buffer.position(), bytes);
-    return new HeapChunk(bytes);
-  }
+  HeapChunk copyRemaining();
 
-  private void checkValid() {
-    // The thread matters: while another read on the loop is lent, this same object is valid again.
-    if (!valid || Thread.currentThread() != lentTo) {
-      throw new IllegalStateException(
-          "borrowed bytes used after their read callback returned (or after take(), or from"
-              + " another thread): copy or take them inside the callback");
+  /**
+   * Lends {@code bytes} (between position and limit) to {@code use} as a borrowed read, valid only
+   * during the call: how a handler that holds bytes of its own (a protocol detector replaying a
+   * prefix, a test feeding a handler) passes them on under the same rules as a socket read. {@link
+   * #take()} on such a view always copies.
+   */
+  static void lend(ByteBuffer bytes, Consumer<? super BorrowedBytes> use) {
+    LentBytes view = LentBytes.detached();
+    view.open(bytes);
+    try {
+      use.accept(view);
+    } finally {
+      view.close();
     }
   }
 }

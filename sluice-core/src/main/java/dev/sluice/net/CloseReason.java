@@ -56,6 +56,15 @@ public sealed interface CloseReason {
     }
   }
 
+  /**
+   * Refused before it carried any traffic: by a first stage that did not like the first bytes (see
+   * {@link DetectingHandler}), or by the application (a limit, no route).
+   *
+   * @param label a short, stable label for metrics and logs, e.g. {@code no_route}
+   * @param detail what was refused and why
+   */
+  record Rejected(String label, String detail) implements CloseReason {}
+
   /** An I/O error or an exception thrown by a handler. */
   record Error(Throwable cause) implements CloseReason {
     @Override

@@ -10,7 +10,8 @@ import java.util.concurrent.CompletableFuture;
  * writes are queued by reference (never copied whole), and an idle connection holds no buffer.
  *
  * <p>Methods may be called from any thread unless they say otherwise; calls from other threads are
- * queued to the connection's loop, where all handler callbacks run.
+ * queued to the connection's loop, where all handler callbacks run. Write completions and
+ * writability changes are delivered after the call that caused them returns, never inside it.
  */
 public interface Connection {
 
@@ -35,6 +36,13 @@ public interface Connection {
   /** Bytes accepted by {@code write} and not yet handed to the socket. Loop thread only. */
   long pendingWriteBytes();
 
+  /**
+   * When bytes last moved on this connection (read, or handed to the socket), on the loop's clock
+   * ({@link EventLoop#nanoTime()}). With {@link #pendingWriteBytes()}, what an owner of several
+   * connections (a proxy's pair) judges idleness by. Loop thread only.
+   */
+  long lastActivityNanos();
+
   /** Why the connection closed, or null while open. */
   CloseReason closeReason();
 
@@ -49,6 +57,22 @@ public interface Connection {
 
   /** Resumes reading after {@link #pauseReading()}. */
   void resumeReading();
+
+  /**
+   * Reads at most {@code bytes} at once from now on (at most one read slab, the default): a smaller
+   * value costs more reads for the same bytes but no memory, and shares the loop more finely
+   * between connections.
+   *
+   * @throws IllegalArgumentException when {@code bytes} is below 1
+   */
+  void setMaxReadBytes(int bytes);
+
+  /**
+   * Hands the connection to {@code next}: every later callback goes to it, starting with its {@link
+   * ConnectionHandler#onActive} now. How a first stage that looks at the first bytes (a {@link
+   * DetectingHandler}) passes the connection on. Loop thread only, from a callback.
+   */
+  void switchHandler(ConnectionHandler next);
 
   /**
    * Writes {@code buffer}, queued by reference: the caller must not modify it until the future
@@ -73,7 +97,7 @@ public interface Connection {
    * Writes {@code buffer}, queued by reference until {@code listener} hears it completed; the
    * caller must not modify it until then.
    *
-   * @param listener told of completion or failure on the loop; may be null
+   * @param listener told of completion or failure on the loop, after this call returns; may be null
    */
   void write(ByteBuffer buffer, WriteListener listener);
 
@@ -81,7 +105,7 @@ public interface Connection {
    * Writes bytes that are valid only during this call (for example a borrowed read buffer): what
    * cannot be sent at once is copied at exact size and queued. Loop thread only.
    *
-   * @param listener told of completion or failure; may be null
+   * @param listener told of completion or failure, after this call returns; may be null
    */
   void writeTransient(ByteBuffer source, WriteListener listener);
 
@@ -92,7 +116,15 @@ public interface Connection {
   void shutdownOutput();
 
   /** Closes now; writes still pending fail with {@link ConnectionClosedException}. */
-  void close();
+  default void close() {
+    close(CloseReason.NORMAL);
+  }
+
+  /**
+   * Closes now with {@code reason}, which {@link ConnectionHandler#onClose} and {@link
+   * #closeReason()} report; writes still pending fail.
+   */
+  void close(CloseReason reason);
 
   /** Closes with a reset: the peer sees RST and pending writes fail. */
   void reset();

@@ -17,6 +17,22 @@ public final class ConnectionClosedException extends IOException {
     this.reason = reason;
   }
 
+  /**
+   * The exception for an operation refused because {@code what} (e.g. "connection 7") to {@code
+   * remote} closed with {@code reason} (null while the close is still under way).
+   */
+  public static ConnectionClosedException closed(
+      String what, java.net.SocketAddress remote, CloseReason reason) {
+    String why =
+        switch (reason) {
+          case null -> "closing";
+          case CloseReason.PeerReset(String detail) -> "peer_reset: " + detail;
+          default -> reason.label();
+        };
+    return new ConnectionClosedException(
+        what + " to " + remote + " is closed (" + why + ")", reason);
+  }
+
   /** Why the connection closed, or null when only its output was shut down. */
   public CloseReason reason() {
     return reason;

@@ -1,11 +1,15 @@
 package dev.sluice.net;
 
 import dev.sluice.memory.BorrowedBytes;
-import dev.sluice.memory.Chunk;
 
 /**
  * Callbacks of one connection. All of them run on the connection's event loop, one at a time; an
  * exception thrown from one closes the connection with {@link CloseReason.Error}.
+ *
+ * <p>Reads arrive lent ({@link #onRead}): a handler that consumes bytes inside the callback (a
+ * forwarder writing them on with {@link Connection#writeTransient}, a parser) implements this
+ * interface directly; one that keeps bytes implements {@link ChunkHandler} and receives each read
+ * as an exact-size chunk it owns.
  */
 public interface ConnectionHandler {
 
@@ -13,19 +17,11 @@ public interface ConnectionHandler {
   default void onActive(Connection connection) {}
 
   /**
-   * Bytes arrived, as an exact-size chunk the handler now owns (see {@link Chunk}): keep it, or
-   * {@link Chunk#release() release} it when done.
+   * Bytes arrived, lent in the loop's read slab for this call only: consume them now ({@link
+   * Connection#writeTransient} them on, parse them) or keep them with {@link BorrowedBytes#take()}
+   * or {@link BorrowedBytes#copy()}.
    */
-  void onRead(Connection connection, Chunk chunk);
-
-  /**
-   * Bytes arrived, lent in the loop's read slab for this call only. The default takes them under
-   * the copy-out rule and passes the chunk to {@link #onRead}; forwarders override this to write
-   * the bytes on without keeping them.
-   */
-  default void onReadBorrowed(Connection connection, BorrowedBytes bytes) {
-    onRead(connection, bytes.take());
-  }
+  void onRead(Connection connection, BorrowedBytes bytes);
 
   /**
    * The peer shut down its output (EOF). The connection stays open for writing; the default shuts
@@ -36,9 +32,9 @@ public interface ConnectionHandler {
   }
 
   /**
-   * Pending writes crossed the high watermark ({@code false}) or drained below the low watermark
-   * ({@code true}). An owner that feeds this connection from another should pause and resume
-   * reading its source here.
+   * Pending writes crossed the high watermark ({@code false}) or drained to the low watermark
+   * ({@code true}); delivered after the write or flush that caused it, and only while it holds. An
+   * owner that feeds this connection from another should pause and resume reading its source here.
    */
   default void onWritabilityChanged(Connection connection, boolean writable) {}
 

@@ -1,16 +1,17 @@
 package dev.sluice.net;
 
-import dev.sluice.memory.MemoryCounters;
+import dev.sluice.internal.LoopInternals;
+import dev.sluice.internal.MemoryCounters;
+import dev.sluice.internal.ReadSlab;
+import dev.sluice.internal.SlabPool;
 import dev.sluice.memory.MemoryStats;
-import dev.sluice.memory.ReadSlab;
-import dev.sluice.memory.SlabPool;
 import java.io.IOException;
 import java.lang.foreign.Arena;
+import java.net.ConnectException;
 import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectableChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
@@ -23,20 +24,48 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 
 /**
  * One thread, one {@link Selector}: every connection registered here has all its I/O and callbacks
  * run on this thread. The loop owns the memory that the hot path uses — the read slab, the slab
  * pool, the direct write staging buffer — so connections own none.
+ *
+ * <p><b>The clock.</b> {@link #nanoTime()} is read at the start of every callback the loop makes (a
+ * ready key, a task, a batch of timers), so the first event after a quiet spell sees the time after
+ * it, and so do the activity stamps and timers it sets.
+ *
+ * <p><b>Deferred completions.</b> Write completions and writability changes are queued here by
+ * {@link #completeLater} and delivered after the callback that caused them returns: a handler never
+ * hears of a write inside the {@code write} call, and one that writes from a completion loops
+ * instead of recursing.
+ *
+ * <p><b>Stopping.</b> Once the group closes, the loop closes every connection and listener (reason
+ * {@link CloseReason.Shutdown}), runs every task accepted so far, and refuses new work: a connect
+ * fails its future with a {@link ConnectException}, a write fails its listener, a listen throws;
+ * callbacks of refused work run on a thread of their own, never the caller's, and are counted
+ * ({@link #refusedCount()}).
  */
 public final class EventLoop implements Executor {
   private static final System.Logger LOG = System.getLogger("dev.sluice.net");
+  private static final int TASK_BUDGET = 4096;
+
+  static {
+    LoopInternals.install(loop -> loop.counters);
+  }
+
+  private enum State {
+    RUNNING,
+    /** Closing everything; tasks still run, new connections and registrations are refused. */
+    STOPPING,
+    /** Everything closed; tasks from other threads are rejected. */
+    STOPPED
+  }
 
   private final EventLoopGroup group;
   private final TransportConfig config;
@@ -44,8 +73,9 @@ public final class EventLoop implements Executor {
   private final Selector selector;
   private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean wakeupPending = new AtomicBoolean();
-  private final CountDownLatch terminated = new CountDownLatch(1);
+  private final CompletableFuture<Void> terminated = new CompletableFuture<>();
   private final MemoryCounters counters = new MemoryCounters();
+  private final LongAdder refused = new LongAdder();
   private final SlabPool slabPool;
   private final ReadSlab readSlab;
   private final TimerWheel timers;
@@ -53,11 +83,17 @@ public final class EventLoop implements Executor {
   private final ByteBuffer[] gather = new ByteBuffer[64];
   private final Map<LoopLocal<?>, AutoCloseable> locals = new IdentityHashMap<>();
   private final List<AutoCloseable> localsInCreationOrder = new ArrayList<>();
-  private volatile boolean shuttingDown;
-  private volatile boolean rejectingTasks;
+  private List<Runnable> afterNextSelect = new ArrayList<>();
+  private volatile State state = State.RUNNING;
   private Arena stagingArena;
   private ByteBuffer staging;
   private long nowNanos;
+
+  // Completions to deliver after the current callback: a ring of (listener, error) pairs.
+  private WriteListener[] completionListeners = new WriteListener[64];
+  private Throwable[] completionErrors = new Throwable[64];
+  private int completionHead;
+  private int completionCount;
 
   EventLoop(EventLoopGroup group, TransportConfig config, int index) throws IOException {
     this.group = group;
@@ -85,21 +121,27 @@ public final class EventLoop implements Executor {
     return Thread.currentThread() == thread;
   }
 
+  /** Whether the loop is stopping or has stopped: it takes no new connections. */
+  public boolean isShuttingDown() {
+    return state != State.RUNNING;
+  }
+
   /**
    * Runs {@code task} on this loop, after what is already queued.
    *
-   * @throws RejectedExecutionException once the loop has shut down
+   * @throws RejectedExecutionException once the loop has stopped
    */
   @Override
   public void execute(Runnable task) {
-    if (rejectingTasks && !inLoop()) {
+    boolean fromOutside = !inLoop();
+    if (fromOutside && state == State.STOPPED) {
       throw rejected();
     }
     tasks.add(task);
-    if (rejectingTasks && !inLoop() && tasks.remove(task)) {
+    if (fromOutside && state == State.STOPPED && tasks.remove(task)) {
       throw rejected(); // added after the loop's last drain: it would never run
     }
-    if (!inLoop() && wakeupPending.compareAndSet(false, true)) {
+    if (fromOutside && wakeupPending.compareAndSet(false, true)) {
       selector.wakeup();
     }
   }
@@ -109,19 +151,38 @@ public final class EventLoop implements Executor {
   }
 
   /**
+   * Runs {@code task} on this loop; once the loop has stopped, runs {@code ifStopped} instead, on a
+   * thread of its own (never the caller's), and counts the refusal.
+   */
+  public void submit(Runnable task, Runnable ifStopped) {
+    try {
+      execute(task);
+    } catch (RejectedExecutionException stopped) {
+      refuse(ifStopped);
+    }
+  }
+
+  private void refuse(Runnable ifStopped) {
+    refused.increment();
+    Thread.ofVirtual().name(thread.getName() + "-refused").start(ifStopped);
+  }
+
+  /**
    * Runs {@code action} now when called on this loop's thread, else queues it. Once the loop has
-   * stopped the action is dropped: stopping closed everything the action could have touched.
+   * stopped the action is counted as refused and not run: stopping closed everything it could have
+   * acted on.
    */
   public void runOnLoop(Runnable action) {
     if (inLoop()) {
       action.run();
     } else {
-      try {
-        execute(action);
-      } catch (RejectedExecutionException stopped) {
-        // The loop closed every connection on its way out.
-      }
+      submit(action, () -> {});
     }
+  }
+
+  /** Operations refused because this loop had stopped (their futures and listeners failed). */
+  public long refusedCount() {
+    return refused.sum();
   }
 
   /** Memory this loop holds right now. */
@@ -132,14 +193,21 @@ public final class EventLoop implements Executor {
   /**
    * Connects to {@code address} (TCP, or Unix-domain for a {@link UnixDomainSocketAddress}). The
    * future completes after {@link ConnectionHandler#onActive}, or fails with a {@link
-   * java.net.ConnectException} (refused, unreachable, timed out); the handler hears nothing of a
-   * connection that never became active.
+   * ConnectException} (refused, unreachable, timed out, or the loop shutting down); the handler
+   * hears nothing of a connection that never became active.
    */
   public CompletableFuture<Connection> connect(
       SocketAddress address, SocketOptions options, ConnectionHandler handler) {
     CompletableFuture<Connection> future = new CompletableFuture<>();
-    execute(() -> SocketConnection.connect(this, address, options, handler, future));
+    submit(
+        () -> SocketConnection.connect(this, address, options, handler, future),
+        () -> future.completeExceptionally(shutDownConnect(address)));
     return future;
+  }
+
+  ConnectException shutDownConnect(SocketAddress address) {
+    return new ConnectException(
+        "connect to " + address + " refused: event loop " + thread.getName() + " is shut down");
   }
 
   /**
@@ -167,25 +235,70 @@ public final class EventLoop implements Executor {
    * cancelling cost O(1) and allocate only the handle. Loop thread only.
    *
    * @throws IllegalStateException when called from another thread
+   * @throws IllegalArgumentException when {@code delay} is negative or above {@link Timeouts#MAX}
    */
   public Timeout schedule(Duration delay, Runnable task) {
     requireInLoop("schedule");
     Timeout timeout = new Timeout(task);
-    timers.schedule(timeout, delay.toNanos(), nowNanos);
+    timers.schedule(timeout, Timeouts.check("delay", delay).toNanos(), nowNanos);
     return timeout;
+  }
+
+  /**
+   * The loop's clock ({@link System#nanoTime()} as read at the start of the current callback): what
+   * activity stamps and timers are measured against.
+   */
+  public long nanoTime() {
+    return nowNanos;
+  }
+
+  /**
+   * Tells {@code listener} of {@code error} (null: success) after the current callback returns, in
+   * the order of the calls. Loop thread only; a null listener is ignored.
+   */
+  public void completeLater(WriteListener listener, Throwable error) {
+    if (listener == null) {
+      return;
+    }
+    if (completionCount == completionListeners.length) {
+      growCompletions();
+    }
+    int slot = (completionHead + completionCount) & (completionListeners.length - 1);
+    completionListeners[slot] = listener;
+    completionErrors[slot] = error;
+    completionCount++;
+  }
+
+  private void growCompletions() {
+    int size = completionListeners.length;
+    WriteListener[] listeners = new WriteListener[size * 2];
+    Throwable[] errors = new Throwable[size * 2];
+    for (int i = 0; i < completionCount; i++) {
+      listeners[i] = completionListeners[(completionHead + i) & (size - 1)];
+      errors[i] = completionErrors[(completionHead + i) & (size - 1)];
+    }
+    completionListeners = listeners;
+    completionErrors = errors;
+    completionHead = 0;
+  }
+
+  /** Delivers every deferred completion, including those the deliveries defer in turn. */
+  private void runCompletions() {
+    while (completionCount > 0) {
+      int slot = completionHead;
+      WriteListener listener = completionListeners[slot];
+      Throwable error = completionErrors[slot];
+      completionListeners[slot] = null;
+      completionErrors[slot] = null;
+      completionHead = (slot + 1) & (completionListeners.length - 1);
+      completionCount--;
+      WriteListener.notify(listener, error);
+    }
   }
 
   /** The settings this loop runs with. */
   public TransportConfig config() {
     return config;
-  }
-
-  /**
-   * The loop's memory counters. Layers on top of the transport (TLS) add the memory they hold; only
-   * this loop's thread may add.
-   */
-  public MemoryCounters counters() {
-    return counters;
   }
 
   private void requireInLoop(String what) {
@@ -208,8 +321,8 @@ public final class EventLoop implements Executor {
     return gather;
   }
 
-  long now() {
-    return nowNanos;
+  MemoryCounters counters() {
+    return counters;
   }
 
   /** The direct buffer heap buffers are written through, created on first use. */
@@ -222,8 +335,39 @@ public final class EventLoop implements Executor {
     return staging.clear();
   }
 
-  SelectionKey register(SelectableChannel channel, int ops, Object attachment)
-      throws ClosedChannelException {
+  /**
+   * Runs {@code action} once the selector has let go of the channels whose keys were cancelled
+   * before now: a registered channel's socket is closed only then, so this is when a closed
+   * listener's address can be bound again.
+   */
+  void afterCancelledKeysFlushed(Runnable action) {
+    afterNextSelect.add(action);
+  }
+
+  private void runAfterSelect() {
+    if (afterNextSelect.isEmpty()) {
+      return;
+    }
+    List<Runnable> due = afterNextSelect;
+    afterNextSelect = new ArrayList<>();
+    for (Runnable action : due) {
+      nowNanos = System.nanoTime();
+      try {
+        action.run();
+      } catch (Throwable t) {
+        LOG.log(System.Logger.Level.WARNING, "task failed on " + thread.getName(), t);
+      }
+      runCompletions();
+    }
+  }
+
+  /**
+   * Registers {@code channel}; refused once the loop is stopping (the caller closes the channel).
+   */
+  SelectionKey register(SelectableChannel channel, int ops, Object attachment) throws IOException {
+    if (state != State.RUNNING) {
+      throw new IOException("event loop " + thread.getName() + " is shut down");
+    }
     return channel.register(selector, ops, attachment);
   }
 
@@ -238,23 +382,21 @@ public final class EventLoop implements Executor {
   private void run() {
     slabPool.bindToCurrentThread();
     try {
-      while (!shuttingDown) {
+      while (state == State.RUNNING) {
         long wait = timers.nanosToNextTick(System.nanoTime());
-        if (tasks.isEmpty()) {
-          if (wait < 0) {
-            selector.select(onSelected);
-          } else if (wait == 0) {
-            selector.selectNow(onSelected);
-          } else {
-            selector.select(onSelected, Math.max(1, TimeUnit.NANOSECONDS.toMillis(wait)));
-          }
-        } else {
+        if (!tasks.isEmpty() || wait == 0 || !afterNextSelect.isEmpty()) {
           selector.selectNow(onSelected);
+        } else if (wait < 0) {
+          selector.select(onSelected);
+        } else {
+          selector.select(onSelected, Math.max(1, TimeUnit.NANOSECONDS.toMillis(wait)));
         }
         wakeupPending.set(false);
+        runAfterSelect();
+        runTasks(TASK_BUDGET);
         nowNanos = System.nanoTime();
-        runTasks();
         timers.advance(nowNanos);
+        runCompletions();
       }
     } catch (Throwable t) {
       LOG.log(System.Logger.Level.ERROR, "event loop " + thread.getName() + " failed", t);
@@ -264,6 +406,7 @@ public final class EventLoop implements Executor {
   }
 
   private void dispatch(SelectionKey key) {
+    nowNanos = System.nanoTime(); // keys are dispatched inside select: after the wait
     if (key.attachment() instanceof Selectable selectable && key.isValid()) {
       try {
         selectable.onSelected(key);
@@ -272,53 +415,50 @@ public final class EventLoop implements Executor {
         selectable.onUnexpectedFailure(e);
       }
     }
+    runCompletions();
   }
 
-  /** Runs every queued task, including those the tasks queue; no budget (shutdown only). */
-  private void drainTasks() {
+  /** Runs up to {@code budget} queued tasks, including those the tasks queue; returns how many. */
+  private int runTasks(int budget) {
+    int ran = 0;
     Runnable task;
-    while ((task = tasks.poll()) != null) {
+    while (ran < budget && (task = tasks.poll()) != null) {
+      ran++;
+      nowNanos = System.nanoTime();
       try {
         task.run();
       } catch (Throwable t) {
         LOG.log(System.Logger.Level.WARNING, "task failed on " + thread.getName(), t);
       }
+      runCompletions();
     }
-  }
-
-  private void runTasks() {
-    Runnable task;
-    int budget = 4096; // keep serving sockets even under a flood of tasks
-    while (budget-- > 0 && (task = tasks.poll()) != null) {
-      try {
-        task.run();
-      } catch (Throwable t) {
-        LOG.log(System.Logger.Level.WARNING, "task failed on " + thread.getName(), t);
-      }
-    }
+    return ran;
   }
 
   void shutdown() {
-    shuttingDown = true;
+    if (state == State.RUNNING) {
+      state = State.STOPPING;
+    }
     selector.wakeup();
   }
 
-  boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
-    return terminated.await(timeout, unit);
+  CompletableFuture<Void> terminationFuture() {
+    return terminated;
   }
 
   private void closeEverything() {
     try {
-      // Every task accepted before this point runs (its write is answered, its slab returned,
-      // its accepted channel registered and then closed below); later ones are rejected.
-      rejectingTasks = true;
-      drainTasks();
+      state = State.STOPPING;
+      // Tasks accepted so far run (writes are answered, slabs returned, accepted channels and
+      // connects refused); then every channel closes, which may queue more work (a reconnect
+      // from onClose), which runs and is refused in turn.
+      drain();
       for (SelectionKey key : new ArrayList<>(selector.keys())) {
         if (key.attachment() instanceof Selectable selectable) {
           selectable.closeForShutdown();
         }
       }
-      drainTasks();
+      drain();
       closeLocals();
       readSlab.close();
       slabPool.close();
@@ -327,11 +467,20 @@ public final class EventLoop implements Executor {
         counters.addStagingBytes(-config.stagingSize());
         staging = null;
       }
-      selector.close();
+      state = State.STOPPED;
+      drain(); // what other threads queued before they could see STOPPED
+      selector.close(); // closes the sockets of every cancelled key
+      runAfterSelect();
     } catch (Throwable t) {
       LOG.log(System.Logger.Level.WARNING, "error closing " + thread.getName(), t);
     } finally {
-      terminated.countDown();
+      terminated.complete(null);
+    }
+  }
+
+  private void drain() {
+    while (runTasks(Integer.MAX_VALUE) > 0 || completionCount > 0) {
+      runCompletions();
     }
   }
 

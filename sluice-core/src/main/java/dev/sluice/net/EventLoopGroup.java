@@ -6,7 +6,9 @@ import java.io.UncheckedIOException;
 import java.net.SocketAddress;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
@@ -82,19 +84,48 @@ public final class EventLoopGroup implements AutoCloseable {
     return total;
   }
 
+  /** Whether the calling thread is one of this group's loop threads. */
+  public boolean inLoop() {
+    for (EventLoop loop : loops) {
+      if (loop.inLoop()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Starts closing every listener and connection (reason {@link CloseReason.Shutdown}) and freeing
+   * the loops' memory; the future completes once every loop thread has finished. Safe to call from
+   * a loop thread, and more than once.
+   */
+  public CompletableFuture<Void> closeAsync() {
+    loops.forEach(EventLoop::shutdown);
+    return CompletableFuture.allOf(
+        loops.stream().map(EventLoop::terminationFuture).toArray(CompletableFuture[]::new));
+  }
+
   /**
    * Closes every listener and connection (reason {@link CloseReason.Shutdown}), frees the loops'
    * memory and waits up to 10 s for the threads to finish.
+   *
+   * @throws IllegalStateException when called on one of the group's own loop threads (it would wait
+   *     for itself: use {@link #closeAsync()}), or when a loop did not stop within 10 s
    */
   @Override
   public void close() {
-    loops.forEach(EventLoop::shutdown);
+    if (inLoop()) {
+      throw new IllegalStateException(
+          "EventLoopGroup.close() called on its own event loop thread "
+              + Thread.currentThread().getName()
+              + ", which it would wait for: use closeAsync()");
+    }
     try {
-      for (EventLoop loop : loops) {
-        if (!loop.awaitTermination(10, TimeUnit.SECONDS)) {
-          throw new IllegalStateException(loop + " did not stop within 10 s");
-        }
-      }
+      closeAsync().get(10, TimeUnit.SECONDS);
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("the event loops did not stop within 10 s", e);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("an event loop failed to stop", e.getCause());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

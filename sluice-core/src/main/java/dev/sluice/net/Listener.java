@@ -11,8 +11,8 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
@@ -36,9 +36,11 @@ public final class Listener implements AutoCloseable {
   private final AtomicLong accepted = new AtomicLong();
   private final AtomicLong acceptBackoffs = new AtomicLong();
   private final ResumeTimer resumeTimer = new ResumeTimer();
+  private final AtomicBoolean closing = new AtomicBoolean();
+  private final CompletableFuture<Void> unbound = new CompletableFuture<>();
   private SelectionKey key;
+  private boolean unbinding;
   private long backoffNanos = MIN_BACKOFF_NANOS;
-  private volatile boolean closed;
 
   private Listener(
       EventLoopGroup group,
@@ -55,6 +57,11 @@ public final class Listener implements AutoCloseable {
     this.handlers = handlers;
   }
 
+  /**
+   * Binds at once on the calling thread (so a bad address fails here) and registers with the loop
+   * without waiting for it: a call from a loop thread never blocks. Connections that arrive before
+   * the registration wait in the backlog.
+   */
   static Listener open(
       EventLoopGroup group,
       EventLoop loop,
@@ -62,6 +69,9 @@ public final class Listener implements AutoCloseable {
       SocketOptions options,
       Supplier<? extends ConnectionHandler> handlers)
       throws IOException {
+    if (loop.isShuttingDown()) {
+      throw shutDown(address);
+    }
     boolean unix = address instanceof UnixDomainSocketAddress;
     ServerSocketChannel server =
         unix ? ServerSocketChannel.open(StandardProtocolFamily.UNIX) : ServerSocketChannel.open();
@@ -79,27 +89,29 @@ public final class Listener implements AutoCloseable {
       throw new IOException("cannot listen on " + address + ": " + e.getMessage(), e);
     }
     Listener listener = new Listener(group, loop, server, options, handlers);
-    CompletableFuture<Void> registered = new CompletableFuture<>();
-    loop.execute(
-        () -> {
-          try {
-            listener.key = loop.register(server, SelectionKey.OP_ACCEPT, listener.selectable());
-            registered.complete(null);
-          } catch (IOException | RuntimeException e) {
-            registered.completeExceptionally(e);
-          }
-        });
     try {
-      registered.get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      listener.close();
-      throw new IOException("interrupted while registering " + address, e);
-    } catch (ExecutionException e) {
-      listener.close();
-      throw new IOException("cannot register listener on " + address, e.getCause());
+      loop.execute(listener::register);
+    } catch (RejectedExecutionException stopped) {
+      listener.unbindNow();
+      throw shutDown(address);
     }
     return listener;
+  }
+
+  private static IOException shutDown(SocketAddress address) {
+    return new IOException("cannot listen on " + address + ": the event loop group is shut down");
+  }
+
+  private void register() {
+    if (closing.get()) {
+      return; // closed before the loop got to it
+    }
+    try {
+      key = loop.register(server, SelectionKey.OP_ACCEPT, selectable());
+    } catch (IOException e) {
+      LOG.log(System.Logger.Level.DEBUG, "listener on {0} not registered: {1}", localAddress, e);
+      unbindNow();
+    }
   }
 
   /** The bound address (with the real port when 0 was asked for). */
@@ -118,7 +130,7 @@ public final class Listener implements AutoCloseable {
   }
 
   private void onAcceptable() {
-    for (int i = 0; i < MAX_ACCEPTS_PER_EVENT && !closed; i++) {
+    for (int i = 0; i < MAX_ACCEPTS_PER_EVENT && !closing.get(); i++) {
       SocketChannel channel;
       try {
         channel = server.accept();
@@ -169,7 +181,7 @@ public final class Listener implements AutoCloseable {
     // Pause first: what follows may fail, and the listener must not spin on a ready socket.
     long pauseNanos = backoffNanos;
     key.interestOps(0);
-    loop.timers().schedule(resumeTimer, pauseNanos, loop.now());
+    loop.timers().schedule(resumeTimer, pauseNanos, loop.nanoTime());
     backoffNanos = Math.min(MAX_BACKOFF_NANOS, backoffNanos * 2);
     acceptBackoffs.incrementAndGet();
     String message = String.valueOf(e.getMessage());
@@ -192,36 +204,67 @@ public final class Listener implements AutoCloseable {
     }
   }
 
-  /** Stops accepting and unbinds; accepted connections stay open. */
+  /**
+   * Stops accepting and unbinds; accepted connections stay open. The future completes once the
+   * socket is unbound (a Unix socket's file deleted), so the address can be bound again.
+   */
+  public CompletableFuture<Void> closeAsync() {
+    if (closing.compareAndSet(false, true)) {
+      // Once the loop has stopped it has unbound every listener it knew; unbinding one it never
+      // registered is then safe on any thread.
+      if (loop.inLoop()) {
+        unbindNow();
+      } else {
+        loop.submit(this::unbindNow, this::unbindNow);
+      }
+    }
+    return unbound;
+  }
+
+  /**
+   * Stops accepting and unbinds, and waits until the socket is unbound, except on a loop thread,
+   * which must not wait for a loop (use {@link #closeAsync()} there to know when it is unbound).
+   */
   @Override
   public void close() {
-    if (closed) {
+    CompletableFuture<Void> done = closeAsync();
+    if (!group.inLoop()) {
+      done.join();
+    }
+  }
+
+  /** Whether {@link #close()} has been called (or the group shut down). */
+  public boolean isClosed() {
+    return closing.get() || unbound.isDone();
+  }
+
+  private synchronized void unbindNow() {
+    if (unbinding) {
       return;
     }
-    closed = true;
-    Runnable closeNow =
+    unbinding = true;
+    if (loop.inLoop()) {
+      loop.timers().cancel(resumeTimer);
+    }
+    if (key != null) {
+      key.cancel();
+    }
+    try {
+      server.close();
+    } catch (IOException e) {
+      LOG.log(System.Logger.Level.DEBUG, "closing listener " + localAddress, e);
+    }
+    Runnable unbind =
         () -> {
-          loop.timers().cancel(resumeTimer);
-          if (key != null) {
-            key.cancel();
-          }
-          try {
-            server.close();
-          } catch (IOException e) {
-            LOG.log(System.Logger.Level.DEBUG, "closing listener " + localAddress, e);
-          }
           if (localAddress instanceof UnixDomainSocketAddress unix) {
             deleteSocketFile(unix.getPath());
           }
+          unbound.complete(null);
         };
-    if (loop.inLoop()) {
-      closeNow.run();
+    if (key != null && loop.inLoop()) {
+      loop.afterCancelledKeysFlushed(unbind); // the socket closes when the selector lets go
     } else {
-      try {
-        loop.execute(closeNow);
-      } catch (RejectedExecutionException e) {
-        closeNow.run();
-      }
+      unbind.run();
     }
   }
 
@@ -249,7 +292,8 @@ public final class Listener implements AutoCloseable {
 
       @Override
       public void closeForShutdown() {
-        close();
+        closing.set(true);
+        unbindNow();
       }
     };
   }
@@ -262,7 +306,7 @@ public final class Listener implements AutoCloseable {
   private final class ResumeTimer extends TimerWheel.Timer {
     @Override
     void expire() {
-      if (!closed && key.isValid()) {
+      if (!closing.get() && key.isValid()) {
         key.interestOps(SelectionKey.OP_ACCEPT);
         onAcceptable();
       }

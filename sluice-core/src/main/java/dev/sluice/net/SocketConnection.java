@@ -1,8 +1,8 @@
 package dev.sluice.net;
 
+import dev.sluice.internal.ReadSlab;
+import dev.sluice.internal.WriteQueue;
 import dev.sluice.memory.BorrowedBytes;
-import dev.sluice.memory.MemoryCounters;
-import dev.sluice.memory.ReadSlab;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.SocketAddress;
@@ -14,7 +14,6 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -32,32 +31,33 @@ public final class SocketConnection implements Connection {
   private static final System.Logger LOG = System.getLogger("dev.sluice.net");
   private static final AtomicLong IDS = new AtomicLong();
 
+  /** How far this side's output has got towards shutdown. */
+  private enum Output {
+    OPEN,
+    /** Shut down once the queue drains. */
+    SHUTDOWN_PENDING,
+    SHUT
+  }
+
   private final long id = IDS.incrementAndGet();
   private final EventLoop loop;
   private final SocketChannel channel;
   private final SocketOptions options;
-  private final ConnectionHandler handler;
   private final SocketAddress remoteAddress;
-  private final MemoryCounters counters;
   private final ConnectionTimer timer;
+  private final WriteQueue queue;
+  private ConnectionHandler handler;
   private SelectionKey key;
   private int interestOps = -1;
   private CompletableFuture<Connection> connectFuture;
 
-  // Write queue: callers' buffers, by reference, in order.
-  private PendingWrite head;
-  private PendingWrite tail;
-  private long pendingBytes;
-  private volatile boolean writable = true;
-
   private boolean active;
-  private volatile boolean closed;
-  private boolean inputShutdown;
-  private boolean outputShutdownRequested;
-  private boolean outputShutdown;
+  private boolean inputEnded;
+  private Output output = Output.OPEN;
   private boolean readingPaused;
-  private CloseReason closeReason;
+  private int maxReadBytes = Integer.MAX_VALUE;
   private long lastActivityNanos;
+  private volatile CloseReason closeReason;
   private volatile Object attachment;
 
   private SocketConnection(
@@ -71,8 +71,15 @@ public final class SocketConnection implements Connection {
     this.remoteAddress = remoteAddress;
     this.options = options;
     this.handler = handler;
-    this.counters = loop.counters();
     this.timer = new ConnectionTimer();
+    TransportConfig config = loop.config();
+    this.queue =
+        new WriteQueue(
+            loop,
+            loop.counters(),
+            config.writeLowWatermark(),
+            config.writeHighWatermark(),
+            this::onWritabilityChanged);
   }
 
   // ---- creation ----
@@ -88,7 +95,11 @@ public final class SocketConnection implements Connection {
       c.key = loop.register(channel, 0, c.selectable());
       c.activate();
     } catch (IOException | RuntimeException e) {
-      LOG.log(System.Logger.Level.WARNING, "could not set up accepted connection", e);
+      if (loop.isShuttingDown()) {
+        LOG.log(System.Logger.Level.DEBUG, "accepted connection refused: loop shutting down");
+      } else {
+        LOG.log(System.Logger.Level.WARNING, "could not set up accepted connection", e);
+      }
       if (c != null && c.active) {
         c.closeNow(new CloseReason.Error(e));
       } else {
@@ -103,6 +114,10 @@ public final class SocketConnection implements Connection {
       SocketOptions options,
       ConnectionHandler handler,
       CompletableFuture<Connection> future) {
+    if (loop.isShuttingDown()) {
+      future.completeExceptionally(loop.shutDownConnect(address));
+      return;
+    }
     SocketChannel channel;
     try {
       channel = EventLoop.openChannel(address);
@@ -121,7 +136,10 @@ public final class SocketConnection implements Connection {
       } else {
         c.key = loop.register(channel, SelectionKey.OP_CONNECT, c.selectable());
         c.interestOps = SelectionKey.OP_CONNECT;
-        loop.timers().schedule(c.timer, options.connectTimeout().toNanos(), loop.now());
+        long timeout = options.connectTimeout().toNanos();
+        if (timeout > 0) {
+          loop.timers().schedule(c.timer, timeout, loop.nanoTime());
+        }
       }
     } catch (IOException | RuntimeException e) {
       c.failConnect(connectFailure(address, e));
@@ -161,7 +179,7 @@ public final class SocketConnection implements Connection {
 
   private void activate() {
     active = true;
-    lastActivityNanos = loop.now();
+    lastActivityNanos = loop.nanoTime();
     loop.timers().cancel(timer);
     scheduleIdleTimer(options.idleTimeout().toNanos());
     updateInterest();
@@ -173,7 +191,7 @@ public final class SocketConnection implements Connection {
     if (connectFuture != null) {
       CompletableFuture<Connection> f = connectFuture;
       connectFuture = null;
-      if (closed) {
+      if (closeReason != null) {
         f.completeExceptionally(closedException());
       } else {
         f.complete(this);
@@ -183,25 +201,21 @@ public final class SocketConnection implements Connection {
 
   // ---- accessors ----
 
-  /** A process-unique id, for logs. */
   @Override
   public long id() {
     return id;
   }
 
-  /** The loop this connection lives on. */
   @Override
   public EventLoop loop() {
     return loop;
   }
 
-  /** The peer's address. */
   @Override
   public SocketAddress remoteAddress() {
     return remoteAddress;
   }
 
-  /** This side's address, or null once closed. */
   @Override
   public SocketAddress localAddress() {
     try {
@@ -211,45 +225,63 @@ public final class SocketConnection implements Connection {
     }
   }
 
-  /** Whether the connection is still open. */
   @Override
   public boolean isOpen() {
-    return !closed;
+    return closeReason == null;
   }
 
-  /** False while pending writes are above the high watermark (until they drain to the low). */
   @Override
   public boolean isWritable() {
-    return writable;
+    return queue.isWritable();
   }
 
-  /** Bytes queued and not yet written. Loop thread only. */
   @Override
   public long pendingWriteBytes() {
-    return pendingBytes;
+    return queue.queuedBytes();
   }
 
-  /** Why the connection closed, or null while open. */
+  @Override
+  public long lastActivityNanos() {
+    return lastActivityNanos;
+  }
+
   @Override
   public CloseReason closeReason() {
     return closeReason;
   }
 
-  /** Application state attached to this connection. */
   @Override
   public Object attachment() {
     return attachment;
   }
 
-  /** Attaches application state to this connection. */
   @Override
   public void attach(Object value) {
     this.attachment = value;
   }
 
+  @Override
+  public void switchHandler(ConnectionHandler next) {
+    requireInLoop("switchHandler");
+    handler = next;
+    if (closeReason == null) {
+      try {
+        next.onActive(this);
+      } catch (Throwable t) {
+        closeNow(new CloseReason.Error(t));
+      }
+    }
+  }
+
+  private void requireInLoop(String what) {
+    if (!loop.inLoop()) {
+      throw new IllegalStateException(
+          what + " must be called on the connection's event loop (" + loop + ")");
+    }
+  }
+
   // ---- reading ----
 
-  /** Stops reading (backpressure towards the peer) until {@link #resumeReading()}. */
   @Override
   public void pauseReading() {
     loop.runOnLoop(
@@ -259,14 +291,24 @@ public final class SocketConnection implements Connection {
         });
   }
 
-  /** Resumes reading after {@link #pauseReading()}. */
   @Override
   public void resumeReading() {
     loop.runOnLoop(
         () -> {
-          readingPaused = false;
-          updateInterest();
+          if (readingPaused) {
+            readingPaused = false;
+            lastActivityNanos = loop.nanoTime(); // busy until now: idleness starts here
+            updateInterest();
+          }
         });
+  }
+
+  @Override
+  public void setMaxReadBytes(int bytes) {
+    if (bytes < 1) {
+      throw new IllegalArgumentException("maxReadBytes must be at least 1, not " + bytes);
+    }
+    loop.runOnLoop(() -> maxReadBytes = bytes);
   }
 
   private void onReadable() {
@@ -274,6 +316,9 @@ public final class SocketConnection implements Connection {
     int maxReads = loop.config().maxReadsPerEvent();
     for (int i = 0; i < maxReads && wantsRead(); i++) {
       ByteBuffer target = slab.prepareRead();
+      if (maxReadBytes < target.remaining()) {
+        target.limit(maxReadBytes);
+      }
       int capacity = target.remaining();
       int n;
       try {
@@ -289,10 +334,10 @@ public final class SocketConnection implements Connection {
       if (n == 0) {
         return;
       }
-      lastActivityNanos = loop.now();
+      lastActivityNanos = loop.nanoTime();
       BorrowedBytes bytes = slab.borrow(n);
       try {
-        handler.onReadBorrowed(this, bytes);
+        handler.onRead(this, bytes);
       } catch (Throwable t) {
         slab.endBorrow();
         closeNow(new CloseReason.Error(t));
@@ -306,11 +351,11 @@ public final class SocketConnection implements Connection {
   }
 
   private boolean wantsRead() {
-    return active && !closed && !inputShutdown && !readingPaused;
+    return active && closeReason == null && !inputEnded && !readingPaused;
   }
 
   private void onEndOfInput() {
-    inputShutdown = true;
+    inputEnded = true;
     updateInterest();
     try {
       handler.onEndOfInput(this);
@@ -328,18 +373,22 @@ public final class SocketConnection implements Connection {
    * caller must not modify it until then. Heap buffers go to the socket in bounded slices through
    * the loop's staging buffer, never as one payload-sized temporary copy.
    *
-   * @param listener told of completion or failure on the loop; may be null
+   * @param listener told of completion or failure on the loop, after this call returns; may be null
+   * @throws IllegalArgumentException when {@code buffer} is a borrowed read (use {@link
+   *     #writeTransient})
    */
   @Override
   public void write(ByteBuffer buffer, WriteListener listener) {
     if (loop.inLoop()) {
+      if (loop.readSlab().isSlabBuffer(buffer)) {
+        throw new IllegalArgumentException(
+            "a borrowed read buffer cannot be written by reference: use writeTransient");
+      }
       enqueueWrite(buffer, listener, false);
     } else {
-      try {
-        loop.execute(() -> enqueueWrite(buffer, listener, false));
-      } catch (RejectedExecutionException e) {
-        WriteListener.notify(listener, closedException());
-      }
+      loop.submit(
+          () -> enqueueWrite(buffer, listener, false),
+          () -> WriteListener.notify(listener, closedException()));
     }
   }
 
@@ -348,62 +397,47 @@ public final class SocketConnection implements Connection {
    * read callback): what the socket accepts now is written from {@code source}; only the remainder
    * is copied, at exact size, and queued. Loop thread only.
    *
-   * @param listener told of completion or failure; may be null
+   * @param listener told of completion or failure, after this call returns; may be null
    */
   @Override
   public void writeTransient(ByteBuffer source, WriteListener listener) {
-    if (!loop.inLoop()) {
-      throw new IllegalStateException(
-          "writeTransient must be called on the connection's event loop (" + loop + ")");
-    }
+    requireInLoop("writeTransient");
     enqueueWrite(source, listener, true);
   }
 
   private void enqueueWrite(ByteBuffer buffer, WriteListener listener, boolean transientSource) {
-    if (closed) {
-      WriteListener.notify(listener, closedException());
+    if (closeReason != null) {
+      loop.completeLater(listener, closedException());
       return;
     }
-    if (outputShutdownRequested) {
-      WriteListener.notify(
-          listener, new ConnectionClosedException("output already shut down", null));
+    if (output != Output.OPEN) {
+      loop.completeLater(listener, outputShutDownException());
       return;
     }
-    if (head == null && active) {
+    if (queue.isEmpty() && active) {
       try {
         writeNow(buffer);
       } catch (IOException e) {
         closeOnIoError(e);
-        WriteListener.notify(listener, closedException()); // like every other write the break fails
+        loop.completeLater(listener, closedException()); // like every other write the break fails
         return;
       } catch (RuntimeException e) {
         // Not the socket's doing (a buffer this thread may not touch, say): fail it loudly.
-        WriteListener.notify(listener, e);
+        loop.completeLater(listener, e);
         closeNow(new CloseReason.Error(e));
         return;
       }
       if (!buffer.hasRemaining()) {
-        WriteListener.notify(listener, null);
+        loop.completeLater(listener, null);
         return;
       }
     }
-    ByteBuffer queued = buffer;
-    boolean copied = false;
     if (transientSource) {
-      byte[] rest = new byte[buffer.remaining()];
-      buffer.get(rest);
-      queued = ByteBuffer.wrap(rest);
-      copied = true;
-      counters.addPendingCopyBytes(rest.length);
-    }
-    PendingWrite w = new PendingWrite(queued, listener, copied);
-    if (tail == null) {
-      head = w;
+      queue.addCopy(buffer, listener);
     } else {
-      tail.next = w;
+      queue.add(buffer, listener);
     }
-    tail = w;
-    addPending(queued.remaining());
+    queue.updateWritability(queue.queuedBytes());
     updateInterest();
   }
 
@@ -444,7 +478,7 @@ public final class SocketConnection implements Connection {
       }
     }
     if (total > 0) {
-      lastActivityNanos = loop.now();
+      lastActivityNanos = loop.nanoTime();
     }
     return total;
   }
@@ -459,20 +493,22 @@ public final class SocketConnection implements Connection {
     }
   }
 
+  /**
+   * Writes queued bytes until the socket is full. Nothing here calls application code: the
+   * completions it makes are delivered after the current callback.
+   */
   private void flush() throws IOException {
     boolean gatherAllowed = loop.config().maxBytesPerSocketWrite() == 0;
-    while (head != null && !closed) {
+    while (!queue.isEmpty() && closeReason == null) {
+      ByteBuffer first = queue.headBuffer();
       boolean socketFull;
       long written;
-      if (gatherAllowed && head.buffer.isDirect() && head.next != null) {
+      if (gatherAllowed && first.isDirect()) {
         ByteBuffer[] gather = loop.gatherArray();
-        int count = 0;
+        int count = queue.gather(gather, true);
         long attempted = 0;
-        for (PendingWrite w = head;
-            w != null && count < gather.length && w.buffer.isDirect();
-            w = w.next) {
-          gather[count++] = w.buffer;
-          attempted += w.buffer.remaining();
+        for (int i = 0; i < count; i++) {
+          attempted += gather[i].remaining();
         }
         try {
           written = channel.write(gather, 0, count);
@@ -480,59 +516,35 @@ public final class SocketConnection implements Connection {
           Arrays.fill(gather, 0, count, null);
         }
         if (written > 0) {
-          lastActivityNanos = loop.now();
+          lastActivityNanos = loop.nanoTime();
         }
         socketFull = written < attempted;
       } else {
-        written = writeNow(head.buffer);
-        socketFull = head.buffer.hasRemaining();
+        written = writeNow(first);
+        socketFull = first.hasRemaining();
       }
-      addPending(-written);
-      completeWrittenEntries();
+      queue.taken(written);
+      queue.completeThrough(queue.takenOffset());
       if (socketFull) {
         break;
       }
     }
-    if (closed) {
+    if (closeReason != null) {
       return;
     }
+    queue.updateWritability(queue.queuedBytes());
     updateInterest();
-    if (head == null && outputShutdownRequested && !outputShutdown) {
+    if (queue.isEmpty() && output == Output.SHUTDOWN_PENDING) {
       shutdownOutputNow();
     }
   }
 
-  /** Pops and completes the fully written entries at the head of the queue. */
-  private void completeWrittenEntries() {
-    while (head != null && !head.buffer.hasRemaining()) {
-      PendingWrite done = head;
-      head = done.next;
-      if (head == null) {
-        tail = null;
-      }
-      if (done.copied) {
-        counters.addPendingCopyBytes(-done.buffer.capacity());
-      }
-      WriteListener.notify(done.listener, null);
+  private void onWritabilityChanged(boolean writable) {
+    if (closeReason != null || !active) {
+      return;
     }
-  }
-
-  private void addPending(long delta) {
-    pendingBytes += delta;
-    counters.addPendingWriteBytes(delta);
-    TransportConfig config = loop.config();
-    if (writable && pendingBytes > config.writeHighWatermark()) {
-      writable = false;
-      fireWritability(false);
-    } else if (!writable && pendingBytes <= config.writeLowWatermark()) {
-      writable = true;
-      fireWritability(true);
-    }
-  }
-
-  private void fireWritability(boolean value) {
     try {
-      handler.onWritabilityChanged(this, value);
+      handler.onWritabilityChanged(this, writable);
     } catch (Throwable t) {
       closeNow(new CloseReason.Error(t));
     }
@@ -548,11 +560,11 @@ public final class SocketConnection implements Connection {
   public void shutdownOutput() {
     loop.runOnLoop(
         () -> {
-          if (closed || outputShutdownRequested) {
+          if (closeReason != null || output != Output.OPEN) {
             return;
           }
-          outputShutdownRequested = true;
-          if (head == null && active) {
+          output = Output.SHUTDOWN_PENDING;
+          if (queue.isEmpty() && active) {
             shutdownOutputNow();
           }
         });
@@ -565,28 +577,26 @@ public final class SocketConnection implements Connection {
       closeOnIoError(e);
       return;
     }
-    outputShutdown = true;
+    output = Output.SHUT;
     closeIfBothDirectionsDone();
   }
 
   private void closeIfBothDirectionsDone() {
-    if (inputShutdown && outputShutdown) {
+    if (inputEnded && output == Output.SHUT) {
       closeNow(CloseReason.NORMAL);
     }
   }
 
-  /** Closes now; writes still pending fail with {@link ConnectionClosedException}. */
   @Override
-  public void close() {
-    loop.runOnLoop(() -> closeNow(CloseReason.NORMAL));
+  public void close(CloseReason reason) {
+    loop.runOnLoop(() -> closeNow(reason));
   }
 
-  /** Closes with a reset: SO_LINGER 0, so the peer sees RST; pending writes fail. */
   @Override
   public void reset() {
     loop.runOnLoop(
         () -> {
-          if (closed) {
+          if (closeReason != null) {
             return;
           }
           try {
@@ -613,17 +623,16 @@ public final class SocketConnection implements Connection {
   }
 
   void closeNow(CloseReason reason) {
-    if (closed) {
+    if (closeReason != null) {
       return;
     }
-    closed = true;
-    closeReason = reason;
+    closeReason = reason; // one volatile write: closed, and why, become visible together
     loop.timers().cancel(timer);
     if (key != null) {
       key.cancel();
     }
     closeQuietly(channel);
-    failPendingWrites();
+    queue.failAll(closedException());
     if (connectFuture != null) {
       CompletableFuture<Connection> f = connectFuture;
       connectFuture = null;
@@ -643,44 +652,18 @@ public final class SocketConnection implements Connection {
     }
   }
 
-  private void failPendingWrites() {
-    if (head == null) {
-      return;
-    }
-    ConnectionClosedException error = closedException();
-    PendingWrite w = head;
-    head = null;
-    tail = null;
-    counters.addPendingWriteBytes(-pendingBytes);
-    pendingBytes = 0;
-    for (; w != null; w = w.next) {
-      if (w.copied) {
-        counters.addPendingCopyBytes(-w.buffer.capacity());
-      }
-      WriteListener.notify(w.listener, error);
-    }
+  private ConnectionClosedException closedException() {
+    return ConnectionClosedException.closed("connection " + id, remoteAddress, closeReason);
   }
 
-  private ConnectionClosedException closedException() {
+  private ConnectionClosedException outputShutDownException() {
     return new ConnectionClosedException(
-        "connection "
-            + id
-            + " to "
-            + remoteAddress
-            + " is closed ("
-            + switch (closeReason) {
-              case null -> "closing";
-              case CloseReason.PeerReset(String detail) -> "peer_reset: " + detail;
-              default -> closeReason.label();
-            }
-            + ")",
-        closeReason);
+        "connection " + id + " to " + remoteAddress + ": output already shut down", null);
   }
 
   private void failConnect(ConnectException e) {
     CompletableFuture<Connection> f = connectFuture;
     connectFuture = null;
-    closed = true;
     closeReason = new CloseReason.Error(e);
     loop.timers().cancel(timer);
     if (key != null) {
@@ -705,7 +688,7 @@ public final class SocketConnection implements Connection {
   // ---- plumbing ----
 
   private void updateInterest() {
-    if (closed || key == null || !key.isValid()) {
+    if (closeReason != null || key == null || !key.isValid()) {
       return;
     }
     int ops;
@@ -716,7 +699,7 @@ public final class SocketConnection implements Connection {
       if (wantsRead()) {
         ops |= SelectionKey.OP_READ;
       }
-      if (head != null) {
+      if (!queue.isEmpty()) {
         ops |= SelectionKey.OP_WRITE;
       }
     }
@@ -728,7 +711,7 @@ public final class SocketConnection implements Connection {
 
   private void scheduleIdleTimer(long nanos) {
     if (nanos > 0) {
-      loop.timers().schedule(timer, nanos, loop.now());
+      loop.timers().schedule(timer, nanos, loop.nanoTime());
     }
   }
 
@@ -752,7 +735,7 @@ public final class SocketConnection implements Connection {
         if ((ready & SelectionKey.OP_WRITE) != 0) {
           onWritable();
         }
-        if ((ready & SelectionKey.OP_READ) != 0 && !closed) {
+        if ((ready & SelectionKey.OP_READ) != 0 && closeReason == null) {
           onReadable();
         }
       }
@@ -765,7 +748,11 @@ public final class SocketConnection implements Connection {
 
       @Override
       public void closeForShutdown() {
-        closeNow(CloseReason.SHUTDOWN);
+        if (active) {
+          closeNow(CloseReason.SHUTDOWN);
+        } else {
+          failConnect(loop.shutDownConnect(remoteAddress));
+        }
       }
     };
   }
@@ -775,25 +762,15 @@ public final class SocketConnection implements Connection {
     return "SocketConnection[" + id + " " + remoteAddress + "]";
   }
 
-  /** A caller's buffer waiting in the write queue. */
-  private static final class PendingWrite {
-    final ByteBuffer buffer;
-    final WriteListener listener;
-    final boolean copied;
-    PendingWrite next;
-
-    PendingWrite(ByteBuffer buffer, WriteListener listener, boolean copied) {
-      this.buffer = buffer;
-      this.listener = listener;
-      this.copied = copied;
-    }
-  }
-
-  /** The connect timeout before the connection is active, the idle timeout after. */
+  /**
+   * The connect timeout before the connection is active, the idle timeout after. Idle means no
+   * bytes moved and nothing pending: a connection with queued writes, or paused for backpressure,
+   * is busy, and the timer looks again a whole timeout later.
+   */
   private final class ConnectionTimer extends TimerWheel.Timer {
     @Override
     void expire() {
-      if (closed) {
+      if (closeReason != null) {
         return;
       }
       if (!active) {
@@ -801,7 +778,11 @@ public final class SocketConnection implements Connection {
         return;
       }
       long timeout = options.idleTimeout().toNanos();
-      long idleFor = loop.now() - lastActivityNanos;
+      if (!queue.isEmpty() || readingPaused) {
+        scheduleIdleTimer(timeout);
+        return;
+      }
+      long idleFor = loop.nanoTime() - lastActivityNanos;
       if (idleFor >= timeout) {
         closeNow(new CloseReason.IdleTimeout(TimeUnit.NANOSECONDS.toMillis(timeout)));
       } else {

@@ -11,8 +11,10 @@ import java.time.Duration;
  * @param reuseAddress SO_REUSEADDR on listeners and connectors
  * @param sendBufferSize SO_SNDBUF in bytes, 0 for the OS default
  * @param receiveBufferSize SO_RCVBUF in bytes, 0 for the OS default
- * @param idleTimeout close after no bytes moved for this long; {@link Duration#ZERO} for never
- * @param connectTimeout give up a connect after this long
+ * @param idleTimeout close after no bytes moved and nothing was pending for this long; {@link
+ *     Timeouts#NONE} for never
+ * @param connectTimeout give up a connect after this long; {@link Timeouts#NONE} to wait as long as
+ *     the operating system does
  * @param backlog listen backlog
  */
 public record SocketOptions(
@@ -29,10 +31,8 @@ public record SocketOptions(
     if (sendBufferSize < 0 || receiveBufferSize < 0) {
       throw new IllegalArgumentException("socket buffer sizes must not be negative");
     }
-    if (idleTimeout.isNegative() || connectTimeout.isNegative() || connectTimeout.isZero()) {
-      throw new IllegalArgumentException(
-          "idleTimeout must not be negative and connectTimeout must be positive");
-    }
+    Timeouts.check("idleTimeout", idleTimeout);
+    Timeouts.check("connectTimeout", connectTimeout);
     if (backlog < 1) {
       throw new IllegalArgumentException("backlog must be at least 1");
     }

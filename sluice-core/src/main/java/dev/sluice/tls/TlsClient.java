@@ -88,12 +88,12 @@ public final class TlsClient {
       SocketOptions options,
       ConnectionHandler handler) {
     CompletableFuture<TlsConnection> ready = new CompletableFuture<>();
-    ConnectionHandler transportHandler = newConnectionHandler(address, serverName, handler, ready);
-    loop.connect(address, options, transportHandler)
+    TlsConnection tls = newConnection(address, serverName, handler, ready);
+    loop.connect(address, options, tls.transportHandler())
         .whenComplete(
             (transport, error) -> {
               if (error != null) {
-                ready.completeExceptionally(error);
+                tls.transportConnectFailed(error); // a handshake that started reports its own
               }
             });
     return ready;
@@ -109,6 +109,14 @@ public final class TlsClient {
       String serverName,
       ConnectionHandler app,
       CompletableFuture<TlsConnection> ready) {
+    return newConnection(address, serverName, app, ready).transportHandler();
+  }
+
+  private TlsConnection newConnection(
+      SocketAddress address,
+      String serverName,
+      ConnectionHandler app,
+      CompletableFuture<TlsConnection> ready) {
     String host = serverName != null ? serverName : hostOf(address);
     int port = address instanceof InetSocketAddress inet ? inet.getPort() : -1;
     if (host == null && config.verifyHostname()) {
@@ -116,7 +124,7 @@ public final class TlsClient {
           "no server name to verify for " + address + ": set TlsClientConfig.serverName");
     }
     TlsConnection.EngineFactory engines = transport -> newEngine(host, port, serverName);
-    return new TlsConnection(engines, app, config.handshakeTimeout(), ready).transportHandler();
+    return new TlsConnection(engines, app, config.handshakeTimeout(), ready);
   }
 
   private SSLEngine newEngine(String host, int port, String explicitServerName)

@@ -1,5 +1,6 @@
 package dev.sluice.tls;
 
+import dev.sluice.net.Timeouts;
 import java.time.Duration;
 import java.util.List;
 
@@ -14,7 +15,8 @@ import java.util.List;
  * @param verifyHostname whether the server's certificate must match the server name
  * @param protocols enabled protocol versions
  * @param applicationProtocols ALPN protocols to offer, most preferred first; empty for no ALPN
- * @param handshakeTimeout how long the handshake may take after the TCP connect
+ * @param handshakeTimeout how long the handshake may take after the TCP connect ({@link
+ *     Timeouts#NONE} for no limit)
  */
 public record TlsClientConfig(
     TrustMaterial trust,
@@ -31,9 +33,7 @@ public record TlsClientConfig(
     }
     protocols = List.copyOf(protocols);
     applicationProtocols = List.copyOf(applicationProtocols);
-    if (handshakeTimeout.isNegative() || handshakeTimeout.isZero()) {
-      throw new IllegalArgumentException("handshakeTimeout must be positive");
-    }
+    Timeouts.check("handshakeTimeout", handshakeTimeout);
   }
 
   /** A client trusting {@code trust}, verifying host names, TLS 1.3 and 1.2, no ALPN. */

@@ -1,9 +1,10 @@
 package dev.sluice.tls;
 
+import dev.sluice.internal.LoopInternals;
+import dev.sluice.internal.MemoryCounters;
+import dev.sluice.internal.ReadSlab;
+import dev.sluice.internal.WriteQueue;
 import dev.sluice.memory.BorrowedBytes;
-import dev.sluice.memory.Chunk;
-import dev.sluice.memory.MemoryCounters;
-import dev.sluice.memory.ReadSlab;
 import dev.sluice.net.CloseReason;
 import dev.sluice.net.CloseReason.TlsFailure.Kind;
 import dev.sluice.net.Connection;
@@ -17,7 +18,6 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RejectedExecutionException;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLEngineResult;
 import javax.net.ssl.SSLEngineResult.HandshakeStatus;
@@ -40,18 +40,19 @@ import javax.net.ssl.SSLSession;
  * TlsLoopBuffers#RECORDS_PER_WRITE} records are encrypted ahead of what the socket has accepted,
  * into the loop's ciphertext buffer; only the part the socket did not take is copied (exact size),
  * and the next records are encrypted when it drains. A write completes when the ciphertext of its
- * last byte has been handed to the socket.
+ * last byte has been handed to the socket, even if a later write is still stuck behind it.
  *
  * <p><b>Lifecycle.</b> {@link ConnectionHandler#onActive} runs when the handshake has finished. A
  * handshake that fails or times out never reaches the handler: the connection closes with a {@link
  * CloseReason.TlsFailure}, which a handler implementing {@link TlsHandshakeListener} hears. Closing
  * sends close_notify; receiving close_notify is the end of input ({@link
- * ConnectionHandler#onEndOfInput}); the transport closing without it is reported as {@link
- * Kind#TRUNCATED}. With TLS 1.3 either side may shut down its output and go on reading; with TLS
- * 1.2 the JDK answers a close_notify with its own, so writes after the peer's close_notify fail.
+ * ConnectionHandler#onEndOfInput}, called once); bytes after it are a protocol error; the transport
+ * closing without it is reported as {@link Kind#TRUNCATED}. With TLS 1.3 either side may shut down
+ * its output and go on reading; with TLS 1.2 the JDK answers a close_notify with its own, so writes
+ * after the peer's close_notify fail.
  *
- * <p>An idle TLS connection holds no buffer: only its {@link SSLEngine} and the queues' (empty)
- * heads.
+ * <p>An idle TLS connection holds no buffer: only its {@link SSLEngine} and its queue's (empty)
+ * head.
  */
 public final class TlsConnection implements Connection {
   private static final System.Logger LOG = System.getLogger("dev.sluice.tls");
@@ -66,13 +67,44 @@ public final class TlsConnection implements Connection {
     SSLEngine create(Connection transport) throws SSLException;
   }
 
+  private enum Handshake {
+    NOT_STARTED,
+    RUNNING,
+    /** The application is active. */
+    FINISHED
+  }
+
+  private enum Inbound {
+    OPEN,
+    /** The engine has read close_notify; the application has not heard of it yet. */
+    CLOSE_NOTIFY_RECEIVED,
+    /** The application heard the end of input; any byte after it is a protocol error. */
+    ENDED
+  }
+
+  private enum Outbound {
+    OPEN,
+    /** close_notify goes out once the queued writes are encrypted. */
+    SHUTDOWN_REQUESTED,
+    CLOSE_NOTIFY_QUEUED,
+    CLOSE_NOTIFY_SENT
+  }
+
+  private enum Flush {
+    IDLE,
+    RUNNING,
+    /** Asked for again while running: another pass follows. */
+    RUNNING_AGAIN
+  }
+
   private final EngineFactory engineFactory;
-  private final ConnectionHandler app;
   private final Duration handshakeTimeout;
   private final CompletableFuture<TlsConnection> ready;
   private final TransportHandler transportHandler = new TransportHandler();
   private final WriteListener batchWritten = this::onBatchWritten;
   private final WriteListener closeNotifyWritten = this::onCloseNotifyWritten;
+  private final Runnable scheduledFlush = this::runScheduledFlush;
+  private ConnectionHandler app;
 
   private Connection transport;
   private EventLoop loop;
@@ -80,30 +112,26 @@ public final class TlsConnection implements Connection {
   private MemoryCounters counters;
   private SSLEngine engine;
   private EventLoop.Timeout handshakeTimer;
+  private WriteQueue queue;
 
-  private boolean appActive;
-  private volatile boolean closed;
-  private volatile CloseReason closeReason;
+  private Handshake handshake = Handshake.NOT_STARTED;
+  private Inbound inbound = Inbound.OPEN;
+  private Outbound outbound = Outbound.OPEN;
+  private Flush flush = Flush.IDLE;
+  private CloseReason refusal;
   private CloseReason closingReason;
-  private boolean inboundDone;
+  private volatile CloseReason closeReason;
   private boolean readingPaused;
   private boolean drainScheduled;
+  private boolean flushScheduled;
   private byte[] heldCiphertext;
-  private boolean ciphertextSeen;
   private volatile Object attachment;
 
-  // Writes: the application's buffers by reference, in order.
-  private PlaintextQueue writes;
-  private volatile boolean writable = true;
-  private boolean batchInFlight;
-  private boolean flushing;
-  private boolean flushRequested;
-  private boolean flushScheduled;
-  private final Runnable scheduledFlush = this::runScheduledFlush;
-  private boolean outputShutdownRequested;
-  private boolean closeNotifyQueued;
-  private boolean closeNotifySent;
-  private boolean closeNotifyNeedsFollowUp;
+  // Application-data batches handed to the transport, and the one the socket has not taken whole.
+  private long batchesSubmitted;
+  private long batchesAcknowledged;
+  private long inFlightBatch = -1;
+  private long inFlightBatchEnd;
 
   TlsConnection(
       EngineFactory engineFactory,
@@ -119,6 +147,22 @@ public final class TlsConnection implements Connection {
   /** The handler to give the transport connection. */
   ConnectionHandler transportHandler() {
     return transportHandler;
+  }
+
+  /**
+   * Makes the connection fail with {@code reason} as soon as its transport hands it over, without
+   * starting the handshake: how a first stage that recognised something other than TLS (a plaintext
+   * HTTP request) lets the application hear of the failed handshake.
+   */
+  void refuseOnStart(CloseReason reason) {
+    this.refusal = reason;
+  }
+
+  /** The transport's connect failed: the handshake never started. */
+  void transportConnectFailed(Throwable error) {
+    if (transport == null && ready != null) {
+      ready.completeExceptionally(error);
+    }
   }
 
   // ---- accessors ----
@@ -145,18 +189,23 @@ public final class TlsConnection implements Connection {
 
   @Override
   public boolean isOpen() {
-    return !closed;
+    return closeReason == null;
   }
 
   @Override
   public boolean isWritable() {
-    return writable;
+    return queue == null || queue.isWritable();
   }
 
   /** Plaintext queued and not yet encrypted, plus ciphertext not yet handed to the socket. */
   @Override
   public long pendingWriteBytes() {
-    return writes.unencryptedBytes() + transport.pendingWriteBytes();
+    return queue.queuedBytes() + transport.pendingWriteBytes();
+  }
+
+  @Override
+  public long lastActivityNanos() {
+    return transport.lastActivityNanos();
   }
 
   @Override
@@ -195,6 +244,10 @@ public final class TlsConnection implements Connection {
     return heldCiphertext == null ? 0 : heldCiphertext.length;
   }
 
+  private boolean closingOrClosed() {
+    return closeReason != null || closingReason != null;
+  }
+
   // ---- application API ----
 
   @Override
@@ -222,16 +275,39 @@ public final class TlsConnection implements Connection {
         });
   }
 
+  /** Reads at most {@code bytes} of ciphertext at once. */
+  @Override
+  public void setMaxReadBytes(int bytes) {
+    transport.setMaxReadBytes(bytes);
+  }
+
+  @Override
+  public void switchHandler(ConnectionHandler next) {
+    if (!loop.inLoop()) {
+      throw new IllegalStateException("switchHandler must be called on " + loop);
+    }
+    app = next;
+    if (!closingOrClosed()) {
+      try {
+        next.onActive(this);
+      } catch (Throwable t) {
+        closeWith(new CloseReason.Error(t));
+      }
+    }
+  }
+
   @Override
   public void write(ByteBuffer buffer, WriteListener listener) {
     if (loop.inLoop()) {
+      if (buffers.plaintext().isSlabBuffer(buffer)) {
+        throw new IllegalArgumentException(
+            "a borrowed read buffer cannot be written by reference: use writeTransient");
+      }
       enqueueWrite(buffer, listener, false);
     } else {
-      try {
-        loop.execute(() -> enqueueWrite(buffer, listener, false));
-      } catch (RejectedExecutionException e) {
-        WriteListener.notify(listener, closedException());
-      }
+      loop.submit(
+          () -> enqueueWrite(buffer, listener, false),
+          () -> WriteListener.notify(listener, closedException()));
     }
   }
 
@@ -252,23 +328,23 @@ public final class TlsConnection implements Connection {
   public void shutdownOutput() {
     onLoop(
         () -> {
-          if (closed || outputShutdownRequested) {
+          if (closingOrClosed() || outbound != Outbound.OPEN) {
             return;
           }
-          outputShutdownRequested = true;
+          outbound = Outbound.SHUTDOWN_REQUESTED;
           flushOutbound();
         });
   }
 
   /** Sends close_notify (if the socket takes it at once) and closes; pending writes fail. */
   @Override
-  public void close() {
+  public void close(CloseReason reason) {
     onLoop(
         () -> {
           if (flushScheduled) {
             runScheduledFlush(); // writes made before close() go out as they would on plain TCP
           }
-          closeWith(CloseReason.NORMAL);
+          closeWith(reason);
         });
   }
 
@@ -277,7 +353,7 @@ public final class TlsConnection implements Connection {
   public void reset() {
     onLoop(
         () -> {
-          if (!closed && closingReason == null) {
+          if (!closingOrClosed()) {
             closingReason = CloseReason.LOCAL_RESET;
             transport.reset();
           }
@@ -290,8 +366,20 @@ public final class TlsConnection implements Connection {
     transport = connection;
     loop = connection.loop();
     buffers = loop.local(TlsLoopBuffers.SLOT);
-    counters = buffers.counters();
-    writes = new PlaintextQueue(counters);
+    counters = LoopInternals.counters(loop);
+    TransportConfig config = loop.config();
+    queue =
+        new WriteQueue(
+            loop,
+            counters,
+            config.writeLowWatermark(),
+            config.writeHighWatermark(),
+            this::onWritabilityChanged);
+    if (refusal != null) {
+      closingReason = refusal;
+      transport.close();
+      return;
+    }
     try {
       engine = engineFactory.create(connection);
       engine.beginHandshake();
@@ -299,12 +387,15 @@ public final class TlsConnection implements Connection {
       fail(Kind.HANDSHAKE_FAILED, "cannot start the TLS handshake: " + e.getMessage(), e);
       return;
     }
-    handshakeTimer = loop.schedule(handshakeTimeout, this::onHandshakeTimeout);
+    handshake = Handshake.RUNNING;
+    if (!handshakeTimeout.isZero()) {
+      handshakeTimer = loop.schedule(handshakeTimeout, this::onHandshakeTimeout);
+    }
     flushOutbound(); // a client's ClientHello; nothing yet for a server
   }
 
   private void onHandshakeTimeout() {
-    if (!appActive && !closed) {
+    if (handshake != Handshake.FINISHED && !closingOrClosed()) {
       fail(
           Kind.HANDSHAKE_TIMEOUT,
           "no TLS handshake within " + handshakeTimeout.toMillis() + " ms",
@@ -313,18 +404,20 @@ public final class TlsConnection implements Connection {
   }
 
   private void onHandshakeFinished() {
-    if (appActive || closed || closingReason != null) {
+    if (handshake == Handshake.FINISHED || closingOrClosed()) {
       return;
     }
-    appActive = true;
-    handshakeTimer.cancel();
+    handshake = Handshake.FINISHED;
+    if (handshakeTimer != null) {
+      handshakeTimer.cancel();
+    }
     try {
       app.onActive(this);
     } catch (Throwable t) {
       closeWith(new CloseReason.Error(t));
     }
     if (ready != null) {
-      if (closed || closingReason != null) {
+      if (closingOrClosed()) {
         ready.completeExceptionally(closedException());
       } else {
         ready.complete(this);
@@ -342,37 +435,13 @@ public final class TlsConnection implements Connection {
 
   // ---- reading ----
 
-  private static final String[] HTTP_METHODS = {
-    "GET ", "HEAD", "POST", "PUT ", "DELE", "OPTI", "PATC", "CONN", "TRAC", "PRI "
-  };
-
-  /** Whether a server's first bytes are an HTTP request line rather than a ClientHello. */
-  private static boolean looksLikeHttp(ByteBuffer src) {
-    if (src.remaining() < 4) {
-      return false;
-    }
-    for (String method : HTTP_METHODS) {
-      boolean match = true;
-      for (int i = 0; i < 4 && match; i++) {
-        match = src.get(src.position() + i) == method.charAt(i);
-      }
-      if (match) {
-        return true;
-      }
-    }
-    return false;
-  }
-
   private void onCiphertext(ByteBuffer src) {
-    if (closed || closingReason != null || engine == null) {
+    if (closingOrClosed() || engine == null) {
       return;
     }
-    if (!ciphertextSeen) {
-      ciphertextSeen = true;
-      if (!engine.getUseClientMode() && looksLikeHttp(src)) {
-        fail(Kind.HANDSHAKE_FAILED, "a plaintext HTTP request on a TLS port", null);
-        return;
-      }
+    if (inbound != Inbound.OPEN) {
+      failAfterCloseNotify(src.remaining());
+      return;
     }
     ReadSlab slab = buffers.plaintext();
     ByteBuffer plaintext = slab.prepareRead();
@@ -411,6 +480,10 @@ public final class TlsConnection implements Connection {
     }
   }
 
+  private void failAfterCloseNotify(int bytes) {
+    fail(Kind.PROTOCOL_ERROR, bytes + " B of data after close_notify", null);
+  }
+
   /** Decrypts {@code src} on its own (held ciphertext, after a pause). */
   private void decrypt(ByteBuffer src) {
     ReadSlab slab = buffers.plaintext();
@@ -447,7 +520,8 @@ public final class TlsConnection implements Connection {
         continue;
       }
       if (status == Status.CLOSED) {
-        inboundDone = true; // close_notify: deliver what came before it, then the end of input
+        // close_notify: deliver what came before it, then the end of input.
+        inbound = Inbound.CLOSE_NOTIFY_RECEIVED;
         break;
       }
       idleSteps = result.bytesConsumed() == 0 && result.bytesProduced() == 0 ? idleSteps + 1 : 0;
@@ -459,7 +533,7 @@ public final class TlsConnection implements Connection {
         return null;
       }
     }
-    return closed || closingReason != null ? null : dst;
+    return closingOrClosed() ? null : dst;
   }
 
   /** Lends the last plaintext to the application, then reports close_notify if it came. */
@@ -468,13 +542,16 @@ public final class TlsConnection implements Connection {
       return;
     }
     deliver(slab, dst);
-    if (inboundDone && !closed && closingReason == null) {
+    if (inbound == Inbound.CLOSE_NOTIFY_RECEIVED && !closingOrClosed()) {
+      inbound = Inbound.ENDED;
       onCloseNotifyReceived();
     }
   }
 
   private boolean mayRead() {
-    return !closed && closingReason == null && !inboundDone && !(appActive && readingPaused);
+    return !closingOrClosed()
+        && inbound == Inbound.OPEN
+        && !(handshake == Handshake.FINISHED && readingPaused);
   }
 
   /** Handles what the engine wants after a step; false when the connection is closing. */
@@ -482,26 +559,27 @@ public final class TlsConnection implements Connection {
     if (status == HandshakeStatus.NEED_TASK) {
       runDelegatedTasks();
     }
-    boolean renegotiated = status == HandshakeStatus.FINISHED && appActive;
+    boolean renegotiated = status == HandshakeStatus.FINISHED && handshake == Handshake.FINISHED;
     if (status == HandshakeStatus.FINISHED) {
       onHandshakeFinished();
     }
     // A TLS 1.2 renegotiation held application writes back; they may go on now.
-    if (!closed && (renegotiated || engine.getHandshakeStatus() == HandshakeStatus.NEED_WRAP)) {
+    if (!closingOrClosed()
+        && (renegotiated || engine.getHandshakeStatus() == HandshakeStatus.NEED_WRAP)) {
       flushOutbound();
     }
-    return !closed && closingReason == null;
+    return !closingOrClosed();
   }
 
   /** Lends the plaintext decrypted so far to the application. */
   private void deliver(ReadSlab slab, ByteBuffer dst) {
     int length = dst.position();
-    if (length == 0 || closed || closingReason != null) {
+    if (length == 0 || closingOrClosed()) {
       return;
     }
     BorrowedBytes bytes = slab.borrow(length);
     try {
-      app.onReadBorrowed(this, bytes);
+      app.onRead(this, bytes);
     } catch (Throwable t) {
       slab.endBorrow();
       closeWith(new CloseReason.Error(t));
@@ -512,15 +590,20 @@ public final class TlsConnection implements Connection {
 
   /**
    * Keeps what is left of {@code src} (after {@code prefix[from..]}, a kept partial record) at
-   * exact size: a trailing partial record, or the rest of a read the application paused in.
+   * exact size: a trailing partial record, or the rest of a read the application paused in. Bytes
+   * behind close_notify are a protocol error.
    */
   private void keepRemainder(ByteBuffer src, byte[] prefix, int from) {
     int prefixLength = prefix == null ? 0 : prefix.length - from;
     int length = prefixLength + src.remaining();
-    if (length == 0 || closed || closingReason != null || inboundDone) {
-      return; // after close_notify nothing more is read
+    if (length == 0 || closingOrClosed()) {
+      return;
     }
-    boolean paused = appActive && readingPaused;
+    if (inbound != Inbound.OPEN) {
+      failAfterCloseNotify(length);
+      return;
+    }
+    boolean paused = handshake == Handshake.FINISHED && readingPaused;
     if (!paused && length >= TlsLoopBuffers.MAX_PACKET) {
       fail(
           Kind.PROTOCOL_ERROR,
@@ -548,7 +631,7 @@ public final class TlsConnection implements Connection {
 
   private void drainHeldAndResume() {
     drainScheduled = false;
-    if (closed || readingPaused) {
+    if (closingOrClosed() || readingPaused) {
       return;
     }
     byte[] held = releaseHeld();
@@ -557,18 +640,18 @@ public final class TlsConnection implements Connection {
       decrypt(src);
       keepRemainder(src, null, 0);
     }
-    if (!closed && !readingPaused) {
+    if (!closingOrClosed() && !readingPaused) {
       transport.resumeReading();
     }
   }
 
   private void onCloseNotifyReceived() {
-    if (!appActive) {
+    if (handshake != Handshake.FINISHED) {
       fail(Kind.HANDSHAKE_FAILED, "the peer closed the connection during the handshake", null);
       return;
     }
     if (engine.isOutboundDone()) {
-      writes.failAll(
+      queue.failAll(
           new ConnectionClosedException(
               "the peer closed the TLS session and the protocol ("
                   + engine.getSession().getProtocol()
@@ -586,30 +669,29 @@ public final class TlsConnection implements Connection {
   }
 
   private void onTransportEndOfInput() {
-    if (closed || closingReason != null) {
-      return;
-    }
-    if (inboundDone) {
+    if (closingOrClosed() || inbound != Inbound.OPEN) {
       return; // the FIN that follows close_notify
     }
     String detail;
     Kind kind;
-    if (heldCiphertext != null && appActive) {
+    if (handshake != Handshake.FINISHED) {
+      kind = Kind.HANDSHAKE_FAILED;
+      detail = "the peer closed the connection during the TLS handshake";
+    } else if (heldCiphertext != null) {
       kind = Kind.TRUNCATED;
       detail =
           "the peer closed the connection in the middle of a TLS record ("
               + heldCiphertext.length
               + " B of it received)";
-    } else if (!appActive) {
-      kind = Kind.HANDSHAKE_FAILED;
-      detail = "the peer closed the connection during the TLS handshake";
     } else {
       kind = Kind.TRUNCATED;
       detail = "the peer closed the connection without close_notify";
     }
     SSLException cause = null;
     try {
-      engine.closeInbound();
+      if (engine != null) {
+        engine.closeInbound();
+      }
     } catch (SSLException e) {
       cause = e;
     }
@@ -619,21 +701,21 @@ public final class TlsConnection implements Connection {
   // ---- writing ----
 
   private void enqueueWrite(ByteBuffer buffer, WriteListener listener, boolean transientSource) {
-    if (closed || closingReason != null) {
-      WriteListener.notify(listener, closedException());
+    if (closingOrClosed()) {
+      loop.completeLater(listener, closedException());
       return;
     }
-    if (outputShutdownRequested || closeNotifyQueued || engine.isOutboundDone()) {
-      WriteListener.notify(
+    if (outbound != Outbound.OPEN || engine == null || engine.isOutboundDone()) {
+      loop.completeLater(
           listener, new ConnectionClosedException("TLS output already shut down", null));
       return;
     }
-    if (!buffer.hasRemaining() && writes.isEmpty()) {
-      WriteListener.notify(listener, null);
+    if (!buffer.hasRemaining() && queue.isEmpty()) {
+      loop.completeLater(listener, null);
       return;
     }
-    PlaintextQueue.Entry entry = writes.add(buffer, listener);
-    if (appActive) {
+    WriteQueue.Entry entry = queue.add(buffer, listener);
+    if (handshake == Handshake.FINISHED) {
       if (transientSource) {
         flushOutbound(); // the source dies with this call: send what the socket takes now
       } else {
@@ -642,31 +724,35 @@ public final class TlsConnection implements Connection {
         scheduleFlush();
       }
     }
-    if (transientSource && !closed) {
-      writes.copyRest(entry);
+    if (transientSource && !closingOrClosed()) {
+      queue.copyRest(entry);
     }
     updateWritability();
   }
 
+  private boolean batchInFlight() {
+    return inFlightBatch >= 0;
+  }
+
   /**
    * Encrypts and writes what the engine and the queue have to send: handshake messages and alerts
-   * always, application data only while no earlier batch is still waiting for the socket.
+   * always, application data only while no earlier batch is still waiting for the socket. Nothing
+   * here runs application code until the encrypting is done.
    */
   private void flushOutbound() {
-    if (closed || engine == null) {
+    if (closeReason != null || engine == null) {
       return;
     }
-    if (flushing) {
-      flushRequested = true;
+    if (flush != Flush.IDLE) {
+      flush = Flush.RUNNING_AGAIN;
       return;
     }
-    flushing = true;
     boolean handshakeFinished = false;
     try {
       int batches = 0;
       do {
-        flushRequested = false;
-        while (!closed) {
+        flush = Flush.RUNNING;
+        while (closeReason == null) {
           ByteBuffer out = buffers.ciphertextOut();
           int produced = produce(out);
           if ((produced & PRODUCED_FINISHED) != 0) {
@@ -677,41 +763,49 @@ public final class TlsConnection implements Connection {
           }
           out.flip();
           if ((produced & PRODUCED_APP_DATA) != 0) {
-            batchInFlight = true;
             batches++;
-            transport.writeTransient(out, batchWritten);
+            writeBatch(out);
           } else if ((produced & PRODUCED_CLOSE_NOTIFY) != 0) {
             transport.writeTransient(out, closeNotifyWritten);
           } else {
             transport.writeTransient(out, null);
           }
-          if (batches >= MAX_BATCHES_PER_FLUSH && !batchInFlight) {
+          if (batches >= MAX_BATCHES_PER_FLUSH && !batchInFlight()) {
             scheduleFlush(); // let the loop serve its other connections
             break;
           }
         }
-      } while (flushRequested && !closed);
+      } while (flush == Flush.RUNNING_AGAIN && closeReason == null);
     } catch (SSLException e) {
-      flushing = false;
+      flush = Flush.IDLE;
       failOnEngineError(e);
       return;
     } finally {
-      flushing = false;
+      flush = Flush.IDLE;
     }
-    // Application code runs only now, with the loop's ciphertext buffer free again.
-    if (closed) {
+    if (closeReason != null) {
       return;
     }
     if (handshakeFinished) {
       onHandshakeFinished();
     }
-    if (!batchInFlight) {
-      writes.completeEncrypted();
-    }
     updateWritability();
-    if (closeNotifyNeedsFollowUp) {
-      closeNotifyNeedsFollowUp = false;
-      afterCloseNotifySent();
+  }
+
+  /**
+   * Hands one batch of application records to the transport. The writes whose last byte it holds
+   * complete once the socket has it: at once when the socket takes it whole, else when it drains.
+   */
+  private void writeBatch(ByteBuffer ciphertext) {
+    long end = queue.takenOffset();
+    long pendingBefore = transport.pendingWriteBytes();
+    batchesSubmitted++;
+    transport.writeTransient(ciphertext, batchWritten);
+    if (transport.pendingWriteBytes() == pendingBefore) {
+      queue.completeThrough(end);
+    } else {
+      inFlightBatch = batchesSubmitted;
+      inFlightBatchEnd = end;
     }
   }
 
@@ -750,18 +844,20 @@ public final class TlsConnection implements Connection {
         }
         continue;
       }
-      if (!appActive || engine.isOutboundDone() || closeNotifyQueued) {
+      if (handshake != Handshake.FINISHED
+          || engine.isOutboundDone()
+          || outbound.compareTo(Outbound.CLOSE_NOTIFY_QUEUED) >= 0) {
         return flags;
       }
-      if (writes.unencryptedBytes() > 0) {
-        if (batchInFlight
+      if (queue.queuedBytes() > 0) {
+        if (batchInFlight()
             || records >= TlsLoopBuffers.RECORDS_PER_WRITE
             || out.remaining() < packetSize) {
           return flags;
         }
         SSLEngineResult result = wrapApplicationData(out);
         if (result.getStatus() == Status.CLOSED) {
-          writes.failAll(new ConnectionClosedException("TLS output closed", null));
+          queue.failAll(new ConnectionClosedException("TLS output closed", null));
           return flags;
         }
         if (result.getStatus() == Status.BUFFER_OVERFLOW) {
@@ -771,11 +867,11 @@ public final class TlsConnection implements Connection {
         flags |= PRODUCED_APP_DATA;
         continue;
       }
-      if (outputShutdownRequested || closingReason != null) {
+      if (outbound == Outbound.SHUTDOWN_REQUESTED || closingReason != null) {
         if ((flags & PRODUCED_APP_DATA) != 0) {
           return flags; // close_notify goes in a batch of its own, which has its own listener
         }
-        closeNotifyQueued = true;
+        outbound = Outbound.CLOSE_NOTIFY_QUEUED;
         engine.closeOutbound(); // the next NEED_WRAP produces close_notify
         continue;
       }
@@ -786,10 +882,10 @@ public final class TlsConnection implements Connection {
   /** Encrypts one record from the head of the queue, gathering small buffers together. */
   private SSLEngineResult wrapApplicationData(ByteBuffer out) throws SSLException {
     ByteBuffer[] gather = buffers.gather();
-    int count = writes.gather(gather);
+    int count = queue.gather(gather, false);
     try {
       SSLEngineResult result = engine.wrap(gather, 0, count, out);
-      writes.encrypted(result.bytesConsumed());
+      queue.taken(result.bytesConsumed());
       return result;
     } finally {
       Arrays.fill(gather, 0, count, null);
@@ -809,32 +905,23 @@ public final class TlsConnection implements Connection {
   }
 
   private void onBatchWritten(Throwable error) {
-    batchInFlight = false;
-    if (error != null || closed || flushing) {
-      return; // a failure closes the transport, which tells us; a flush in progress goes on
+    batchesAcknowledged++;
+    if (error != null || closeReason != null) {
+      return; // a failure closes the transport, which tells us
     }
-    writes.completeEncrypted();
-    updateWritability();
-    flushOutbound();
+    if (batchesAcknowledged == inFlightBatch) {
+      inFlightBatch = -1;
+      queue.completeThrough(inFlightBatchEnd);
+      flushOutbound();
+    }
   }
 
   private void onCloseNotifyWritten(Throwable error) {
-    if (error != null || closed) {
+    if (error != null || closeReason != null) {
       return;
     }
-    closeNotifySent = true;
-    if (flushing) {
-      closeNotifyNeedsFollowUp = true;
-    } else {
-      afterCloseNotifySent();
-    }
-  }
-
-  private void afterCloseNotifySent() {
-    if (closed) {
-      return;
-    }
-    if (closingReason != null || inboundDone) {
+    outbound = Outbound.CLOSE_NOTIFY_SENT;
+    if (closingReason != null || inbound != Inbound.OPEN) {
       transport.close();
     } else {
       transport.shutdownOutput(); // TLS 1.3 half-close: reading goes on
@@ -842,32 +929,23 @@ public final class TlsConnection implements Connection {
   }
 
   private void closeIfBothDirectionsDone() {
-    if (!closed && inboundDone && closeNotifySent) {
+    if (closeReason == null && inbound == Inbound.ENDED && outbound == Outbound.CLOSE_NOTIFY_SENT) {
       transport.close();
     }
   }
 
   private void updateWritability() {
-    if (closed) {
-      return;
-    }
-    TransportConfig config = loop.config();
-    long pending = pendingWriteBytes();
-    if (writable && pending > config.writeHighWatermark()) {
-      writable = false;
-      fireWritability(false);
-    } else if (!writable && pending <= config.writeLowWatermark()) {
-      writable = true;
-      fireWritability(true);
+    if (closeReason == null) {
+      queue.updateWritability(queue.queuedBytes() + transport.pendingWriteBytes());
     }
   }
 
-  private void fireWritability(boolean value) {
-    if (!appActive) {
+  private void onWritabilityChanged(boolean writable) {
+    if (handshake != Handshake.FINISHED || closingOrClosed()) {
       return;
     }
     try {
-      app.onWritabilityChanged(this, value);
+      app.onWritabilityChanged(this, writable);
     } catch (Throwable t) {
       closeWith(new CloseReason.Error(t));
     }
@@ -877,7 +955,7 @@ public final class TlsConnection implements Connection {
 
   /** Closes because of the application (a close, or an exception from its handler). */
   private void closeWith(CloseReason reason) {
-    if (closed || closingReason != null) {
+    if (closingOrClosed()) {
       return;
     }
     closingReason = reason;
@@ -889,12 +967,12 @@ public final class TlsConnection implements Connection {
 
   private void failOnEngineError(SSLException e) {
     String detail = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-    fail(appActive ? Kind.PROTOCOL_ERROR : Kind.HANDSHAKE_FAILED, detail, e);
+    fail(handshake == Handshake.FINISHED ? Kind.PROTOCOL_ERROR : Kind.HANDSHAKE_FAILED, detail, e);
   }
 
   /** Closes because of a TLS failure, sending the alert the engine has queued, if any. */
   private void fail(Kind kind, String detail, Throwable cause) {
-    if (closed || closingReason != null) {
+    if (closingOrClosed()) {
       return;
     }
     closingReason = new CloseReason.TlsFailure(kind, detail, cause);
@@ -908,7 +986,7 @@ public final class TlsConnection implements Connection {
   /** Best effort: wraps what the engine has left to say (an alert, close_notify) and writes it. */
   private void sendCloseMessages() {
     try {
-      writes.failAll(closedException());
+      queue.failAll(closedException());
       engine.closeOutbound();
       ByteBuffer out = buffers.ciphertextOut();
       for (int i = 0; i < 4 && engine.getHandshakeStatus() == HandshakeStatus.NEED_WRAP; i++) {
@@ -926,20 +1004,19 @@ public final class TlsConnection implements Connection {
   }
 
   private void onTransportClosed(CloseReason transportReason) {
-    if (closed) {
+    if (closeReason != null) {
       return;
     }
-    closed = true;
     CloseReason reason = closingReason != null ? closingReason : transportReason;
-    closeReason = reason;
+    closeReason = reason; // one volatile write: closed, and why, become visible together
     if (handshakeTimer != null) {
       handshakeTimer.cancel();
     }
-    if (writes != null) {
+    if (queue != null) {
       releaseHeld();
-      writes.failAll(closedException());
+      queue.failAll(closedException());
     }
-    if (appActive) {
+    if (handshake == Handshake.FINISHED) {
       try {
         app.onClose(this, reason);
       } catch (Throwable t) {
@@ -963,12 +1040,9 @@ public final class TlsConnection implements Connection {
 
   private ConnectionClosedException closedException() {
     CloseReason reason = closeReason != null ? closeReason : closingReason;
-    return new ConnectionClosedException(
-        "TLS connection "
-            + (transport == null ? "" : transport.id() + " to " + transport.remoteAddress())
-            + " is closed ("
-            + (reason == null ? "closing" : reason.label())
-            + ")",
+    return ConnectionClosedException.closed(
+        "TLS connection" + (transport == null ? "" : " " + transport.id()),
+        remoteAddressOrNull(),
         reason);
   }
 
@@ -994,13 +1068,7 @@ public final class TlsConnection implements Connection {
     }
 
     @Override
-    public void onRead(Connection connection, Chunk chunk) {
-      chunk.release(); // unreachable: onReadBorrowed is overridden
-      throw new IllegalStateException("TLS reads ciphertext borrowed, never as chunks");
-    }
-
-    @Override
-    public void onReadBorrowed(Connection connection, BorrowedBytes bytes) {
+    public void onRead(Connection connection, BorrowedBytes bytes) {
       onCiphertext(bytes.buffer());
     }
 

@@ -1,8 +1,9 @@
 package dev.sluice.tls;
 
-import dev.sluice.memory.MemoryCounters;
-import dev.sluice.memory.ReadSlab;
-import dev.sluice.memory.SlabPool;
+import dev.sluice.internal.LoopInternals;
+import dev.sluice.internal.MemoryCounters;
+import dev.sluice.internal.ReadSlab;
+import dev.sluice.internal.SlabPool;
 import dev.sluice.net.EventLoop;
 import dev.sluice.net.LoopLocal;
 import dev.sluice.net.TransportConfig;
@@ -46,7 +47,7 @@ final class TlsLoopBuffers implements AutoCloseable {
 
   private TlsLoopBuffers(EventLoop loop) {
     TransportConfig config = loop.config();
-    this.counters = loop.counters();
+    this.counters = LoopInternals.counters(loop);
     int slabSize = Math.max(config.slabSize(), MIN_PLAINTEXT_SLAB);
     this.plaintextPool = new SlabPool(slabSize, config.slabPoolSize(), counters, loop);
     plaintextPool.bindToCurrentThread();

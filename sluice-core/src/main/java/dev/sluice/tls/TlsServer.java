@@ -2,6 +2,7 @@ package dev.sluice.tls;
 
 import dev.sluice.net.Connection;
 import dev.sluice.net.ConnectionHandler;
+import dev.sluice.net.DetectingHandler;
 import dev.sluice.net.EventLoopGroup;
 import dev.sluice.net.Listener;
 import dev.sluice.net.SocketOptions;
@@ -78,7 +79,9 @@ public final class TlsServer {
 
   /**
    * Accepts TLS connections on {@code address}: each gets a fresh handler from {@code handlers},
-   * which becomes active once its handshake has finished.
+   * which becomes active once its handshake has finished. A client that sends a plaintext HTTP
+   * request gets a 400 reply saying the port speaks TLS; the handler hears of it, like of every
+   * failed handshake, through {@link TlsHandshakeListener}.
    *
    * @throws IOException if the address cannot be bound
    */
@@ -88,17 +91,31 @@ public final class TlsServer {
       SocketOptions options,
       Supplier<? extends ConnectionHandler> handlers)
       throws IOException {
-    return group.listen(address, options, () -> newConnectionHandler(handlers.get()));
+    return group.listen(address, options, () -> newPortHandler(handlers.get()));
   }
 
   /**
    * A transport handler that runs TLS as a server and presents the decrypted stream to {@code app}:
-   * give it to a connection that has just been accepted, for example from a listener that decides
-   * per connection whether to speak TLS.
+   * give it to a connection that has just been accepted, for example from a listener (or a {@link
+   * dev.sluice.net.DetectingHandler}) that decides per connection whether to speak TLS.
    */
   public ConnectionHandler newConnectionHandler(ConnectionHandler app) {
-    return new TlsConnection(this::newEngine, app, config.handshakeTimeout(), null)
-        .transportHandler();
+    return newConnection(app).transportHandler();
+  }
+
+  /**
+   * Like {@link #newConnectionHandler}, behind the first stage of a TLS port: a plaintext HTTP
+   * request is answered with a 400 and refused before TLS starts.
+   */
+  public ConnectionHandler newPortHandler(ConnectionHandler app) {
+    return new DetectingHandler(
+        new TlsPortDetector(newConnection(app), config.handshakeTimeout()),
+        TlsPortDetector.MAX_BYTES,
+        config.handshakeTimeout());
+  }
+
+  private TlsConnection newConnection(ConnectionHandler app) {
+    return new TlsConnection(this::newEngine, app, config.handshakeTimeout(), null);
   }
 
   private SSLEngine newEngine(Connection transport) {

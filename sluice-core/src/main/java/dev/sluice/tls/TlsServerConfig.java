@@ -1,5 +1,6 @@
 package dev.sluice.tls;
 
+import dev.sluice.net.Timeouts;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,7 +19,8 @@ import java.util.Map;
  *     clientAuth} is {@link ClientAuth#NONE}
  * @param protocols enabled protocol versions, e.g. {@code TLSv1.3}, {@code TLSv1.2}
  * @param applicationProtocols ALPN protocols in the server's order of preference; empty for no ALPN
- * @param handshakeTimeout how long a client may take to complete its handshake
+ * @param handshakeTimeout how long a client may take to complete its handshake ({@link
+ *     Timeouts#NONE} for no limit)
  */
 public record TlsServerConfig(
     KeyMaterial defaultKey,
@@ -51,9 +53,7 @@ public record TlsServerConfig(
     }
     protocols = List.copyOf(protocols);
     applicationProtocols = List.copyOf(applicationProtocols);
-    if (handshakeTimeout.isNegative() || handshakeTimeout.isZero()) {
-      throw new IllegalArgumentException("handshakeTimeout must be positive");
-    }
+    Timeouts.check("handshakeTimeout", handshakeTimeout);
   }
 
   /** A server presenting {@code key} to every client: TLS 1.3 and 1.2, no ALPN, no client auth. */

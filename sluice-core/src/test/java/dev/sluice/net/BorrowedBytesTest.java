@@ -3,7 +3,6 @@ package dev.sluice.net;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.memory.BorrowedBytes;
-import dev.sluice.memory.Chunk;
 import dev.sluice.testing.Await;
 import dev.sluice.testing.Loopback;
 import dev.sluice.testing.Transport;
@@ -31,18 +30,13 @@ class BorrowedBytesTest {
     ConnectionHandler keeper =
         new ConnectionHandler() {
           @Override
-          public void onReadBorrowed(Connection connection, BorrowedBytes bytes) {
+          public void onRead(Connection connection, BorrowedBytes bytes) {
             String inside = new String(bytes.copy().bytes(), StandardCharsets.US_ASCII);
             if (!inside.equals(MESSAGE)) {
               lateUses.completeExceptionally(new AssertionError("read " + inside));
             }
             // Runs on the loop after this callback returned, before any other read.
             connection.loop().execute(() -> lateUses.complete(useEveryWay(bytes)));
-          }
-
-          @Override
-          public void onRead(Connection connection, Chunk chunk) {
-            chunk.release();
           }
         };
     List<Throwable> failures = sendAndAwait(keeper, lateUses);
@@ -61,7 +55,7 @@ class BorrowedBytesTest {
     ConnectionHandler taker =
         new ConnectionHandler() {
           @Override
-          public void onReadBorrowed(Connection connection, BorrowedBytes bytes) {
+          public void onRead(Connection connection, BorrowedBytes bytes) {
             bytes.take().release();
             try {
               bytes.buffer();
@@ -69,11 +63,6 @@ class BorrowedBytesTest {
             } catch (IllegalStateException e) {
               useAfterTake.complete(e);
             }
-          }
-
-          @Override
-          public void onRead(Connection connection, Chunk chunk) {
-            chunk.release();
           }
         };
     assertThat(sendAndAwait(taker, useAfterTake))
@@ -94,32 +83,22 @@ class BorrowedBytesTest {
     ConnectionHandler server =
         new ConnectionHandler() {
           @Override
-          public void onReadBorrowed(Connection connection, BorrowedBytes bytes) {
+          public void onRead(Connection connection, BorrowedBytes bytes) {
             if (kept.complete(bytes)) {
               connection.write(ByteBuffer.wrap(MESSAGE.getBytes(StandardCharsets.US_ASCII)));
             }
-          }
-
-          @Override
-          public void onRead(Connection connection, Chunk chunk) {
-            chunk.release();
           }
         };
     ConnectionHandler client =
         new ConnectionHandler() {
           @Override
-          public void onReadBorrowed(Connection connection, BorrowedBytes bytes) {
+          public void onRead(Connection connection, BorrowedBytes bytes) {
             secondReadLent.countDown();
             try { // hold this read open while the test thread tries the kept view
               secondReadMayReturn.await(Await.PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
               Thread.currentThread().interrupt();
             }
-          }
-
-          @Override
-          public void onRead(Connection connection, Chunk chunk) {
-            chunk.release();
           }
         };
     try (Loopback loopback =
@@ -154,7 +133,7 @@ class BorrowedBytesTest {
             TransportConfig.defaults().withEventLoops(1),
             Transport.TCP.bindAddress(dir),
             () -> server)) {
-      Connection client = loopback.connect((connection, chunk) -> chunk.release());
+      Connection client = loopback.connect((connection, bytes) -> {});
       client.write(ByteBuffer.wrap(MESSAGE.getBytes(StandardCharsets.US_ASCII)));
       return Await.result(outcome, "the server's read");
     }

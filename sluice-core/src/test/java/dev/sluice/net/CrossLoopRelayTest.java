@@ -52,9 +52,9 @@ class CrossLoopRelayTest {
               "connect upstream");
       AtomicLong handedOff = new AtomicLong();
       ConnectionHandler relay =
-          new ConnectionHandler() {
+          new ChunkHandler() {
             @Override
-            public void onRead(Connection connection, Chunk chunk) {
+            public void onChunk(Connection connection, Chunk chunk) {
               handedOff.addAndGet(chunk instanceof SlabChunk ? 1 : 0);
               upstream.write(chunk.buffer(), error -> chunk.release());
             }

@@ -106,7 +106,7 @@ class ExactSizeChunkTest {
   }
 
   /** Sends message 0, then each next message when the previous one is acknowledged. */
-  private static final class AckPacedSender implements ConnectionHandler {
+  private static final class AckPacedSender implements ChunkHandler {
     final CompletableFuture<Void> done = new CompletableFuture<>();
     private final int[] messages;
     private int acked;
@@ -121,7 +121,7 @@ class ExactSizeChunkTest {
     }
 
     @Override
-    public void onRead(Connection connection, Chunk chunk) {
+    public void onChunk(Connection connection, Chunk chunk) {
       int acks = chunk.length();
       chunk.release();
       if (acks != 1) {
@@ -146,7 +146,7 @@ class ExactSizeChunkTest {
   }
 
   /** Keeps every chunk, grouped by message, and acknowledges each complete message. */
-  private static final class RetainingReceiver implements ConnectionHandler {
+  private static final class RetainingReceiver implements ChunkHandler {
     final CompletableFuture<List<List<Chunk>>> done = new CompletableFuture<>();
     private final int copyThreshold;
     private final int[] messages;
@@ -159,7 +159,7 @@ class ExactSizeChunkTest {
     }
 
     @Override
-    public void onRead(Connection connection, Chunk chunk) {
+    public void onChunk(Connection connection, Chunk chunk) {
       if (chunks.isEmpty() || received == messages[chunks.size() - 1]) {
         chunks.add(new ArrayList<>());
         received = 0;

@@ -105,9 +105,9 @@ public final class FdExhaustionProbe {
   }
 
   /** Echoes everything back. */
-  private static final class Echo implements ConnectionHandler {
+  private static final class Echo implements ChunkHandler {
     @Override
-    public void onRead(Connection connection, Chunk chunk) {
+    public void onChunk(Connection connection, Chunk chunk) {
       connection.write(chunk.buffer(), error -> chunk.release());
     }
   }

@@ -111,9 +111,9 @@ public final class HeapWriteMemoryProbe {
     }
 
     @Override
-    public void onRead(Connection connection, Chunk chunk) {
+    public void onChunk(Connection connection, Chunk chunk) {
       sample.run();
-      super.onRead(connection, chunk);
+      super.onChunk(connection, chunk);
     }
   }
 }

@@ -91,7 +91,7 @@ class IdleMemoryTest {
   /** A forwarder's way of echoing: send the borrowed bytes on, copying only what must wait. */
   private static final class Forwarder extends RecordingHandler {
     @Override
-    public void onReadBorrowed(Connection connection, BorrowedBytes bytes) {
+    public void onRead(Connection connection, BorrowedBytes bytes) {
       connection.writeTransient(bytes.buffer(), null);
     }
   }
@@ -114,7 +114,7 @@ class IdleMemoryTest {
     }
 
     @Override
-    public void onRead(Connection connection, Chunk chunk) {
+    public void onChunk(Connection connection, Chunk chunk) {
       digest.update(chunk.buffer());
       received += chunk.length();
       chunk.release();

@@ -63,7 +63,7 @@ class IdleTimeoutTest {
   /** Echoes everything back. */
   private static final class Echo extends RecordingHandler {
     @Override
-    public void onRead(Connection connection, Chunk chunk) {
+    public void onChunk(Connection connection, Chunk chunk) {
       connection.write(chunk.buffer(), error -> chunk.release());
     }
   }
@@ -80,7 +80,7 @@ class IdleTimeoutTest {
     }
 
     @Override
-    public void onRead(Connection connection, Chunk chunk) {
+    public void onChunk(Connection connection, Chunk chunk) {
       chunk.release();
       roundTrips.incrementAndGet();
       if (!stop) {

@@ -82,7 +82,7 @@ class ManyConnectionsTest {
   /** Echoes everything back. */
   private static final class Echo extends RecordingHandler {
     @Override
-    public void onRead(Connection connection, Chunk chunk) {
+    public void onChunk(Connection connection, Chunk chunk) {
       connection.write(chunk.buffer(), error -> chunk.release());
     }
   }
@@ -103,8 +103,8 @@ class ManyConnectionsTest {
     }
 
     @Override
-    public void onRead(Connection connection, Chunk chunk) {
-      super.onRead(connection, chunk);
+    public void onChunk(Connection connection, Chunk chunk) {
+      super.onChunk(connection, chunk);
       byte[] received = receivedBytes();
       if (received.length == greeting.length) {
         if (ByteBuffer.wrap(received).equals(ByteBuffer.wrap(greeting))) {

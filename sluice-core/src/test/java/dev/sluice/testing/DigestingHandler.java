@@ -1,9 +1,9 @@
 package dev.sluice.testing;
 
 import dev.sluice.memory.Chunk;
+import dev.sluice.net.ChunkHandler;
 import dev.sluice.net.CloseReason;
 import dev.sluice.net.Connection;
-import dev.sluice.net.ConnectionHandler;
 import java.security.MessageDigest;
 import java.util.concurrent.CompletableFuture;
 
@@ -12,7 +12,7 @@ import java.util.concurrent.CompletableFuture;
  * against the exact-size contract and released at once. A close before end of input, or a broken
  * contract, fails {@link #received()}.
  */
-public class DigestingHandler implements ConnectionHandler {
+public class DigestingHandler implements ChunkHandler {
   private final int copyThreshold;
   private final MessageDigest digest = Sha256.newDigest();
   private final CompletableFuture<Received> received = new CompletableFuture<>();
@@ -40,7 +40,7 @@ public class DigestingHandler implements ConnectionHandler {
   }
 
   @Override
-  public void onRead(Connection connection, Chunk chunk) {
+  public void onChunk(Connection connection, Chunk chunk) {
     try {
       ExactSize.check(chunk, copyThreshold);
       digest.update(chunk.buffer());

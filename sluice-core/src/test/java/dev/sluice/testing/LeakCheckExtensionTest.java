@@ -3,13 +3,13 @@ package dev.sluice.testing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
+import dev.sluice.internal.MemoryCounters;
+import dev.sluice.internal.ReadSlab;
+import dev.sluice.internal.SlabPool;
 import dev.sluice.memory.BorrowedBytes;
 import dev.sluice.memory.Chunk;
 import dev.sluice.memory.LeakTracker;
-import dev.sluice.memory.MemoryCounters;
-import dev.sluice.memory.ReadSlab;
 import dev.sluice.memory.SlabChunk;
-import dev.sluice.memory.SlabPool;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.platform.launcher.Launcher;

@@ -1,9 +1,9 @@
 package dev.sluice.testing;
 
 import dev.sluice.memory.Chunk;
+import dev.sluice.net.ChunkHandler;
 import dev.sluice.net.CloseReason;
 import dev.sluice.net.Connection;
-import dev.sluice.net.ConnectionHandler;
 import java.io.ByteArrayOutputStream;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -14,7 +14,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * read, end of input, writability changes (with the bytes pending at the time) and the close
  * reason. Subclasses add behaviour by overriding and calling {@code super}.
  */
-public class RecordingHandler implements ConnectionHandler {
+public class RecordingHandler implements ChunkHandler {
   private final CompletableFuture<Connection> active = new CompletableFuture<>();
   private final CompletableFuture<Void> endOfInput = new CompletableFuture<>();
   private final CompletableFuture<CloseReason> closed = new CompletableFuture<>();
@@ -83,7 +83,7 @@ public class RecordingHandler implements ConnectionHandler {
   }
 
   @Override
-  public void onRead(Connection connection, Chunk chunk) {
+  public void onChunk(Connection connection, Chunk chunk) {
     try {
       byte[] bytes = new byte[chunk.length()];
       chunk.buffer().get(bytes);

@@ -92,6 +92,14 @@ final class RawTlsPeer implements AutoCloseable {
     return Arrays.copyOf(out.array(), out.position());
   }
 
+  /** This side's close_notify alert, as raw bytes, not sent. */
+  byte[] closeNotify() throws Exception {
+    engine.closeOutbound();
+    ByteBuffer out = ByteBuffer.allocate(engine.getSession().getPacketBufferSize());
+    engine.wrap(ByteBuffer.allocate(0), out);
+    return Arrays.copyOf(out.array(), out.position());
+  }
+
   /** Sends raw bytes. */
   void send(byte[] bytes) throws IOException {
     ByteBuffer buffer = ByteBuffer.wrap(bytes);

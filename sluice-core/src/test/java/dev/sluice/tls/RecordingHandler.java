@@ -2,9 +2,9 @@ package dev.sluice.tls;
 
 import dev.sluice.memory.Chunk;
 import dev.sluice.memory.HeapChunk;
+import dev.sluice.net.ChunkHandler;
 import dev.sluice.net.CloseReason;
 import dev.sluice.net.Connection;
-import dev.sluice.net.ConnectionHandler;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.security.MessageDigest;
@@ -19,12 +19,14 @@ import java.util.concurrent.CompletableFuture;
  * contract, bytes hashed (and kept, up to a limit), end of input, close reason, handshake failure.
  * Callbacks run on the loop; the test thread reads results through the futures.
  */
-class RecordingHandler implements ConnectionHandler, TlsHandshakeListener {
+class RecordingHandler implements ChunkHandler, TlsHandshakeListener {
   final CompletableFuture<TlsConnection> active = new CompletableFuture<>();
   final CompletableFuture<Void> endOfInput = new CompletableFuture<>();
   final CompletableFuture<CloseReason> closed = new CompletableFuture<>();
   final CompletableFuture<CloseReason> handshakeFailed = new CompletableFuture<>();
   final List<String> violations = new ArrayList<>();
+  final java.util.concurrent.atomic.AtomicInteger endOfInputCalls =
+      new java.util.concurrent.atomic.AtomicInteger();
   private final MessageDigest digest;
   private final ByteArrayOutputStream kept = new ByteArrayOutputStream();
   private final int keepLimit;
@@ -63,7 +65,7 @@ class RecordingHandler implements ConnectionHandler, TlsHandshakeListener {
   }
 
   @Override
-  public void onRead(Connection connection, Chunk chunk) {
+  public void onChunk(Connection connection, Chunk chunk) {
     ByteBuffer buffer = chunk.buffer();
     if (buffer.position() != 0
         || buffer.capacity() != chunk.length()
@@ -126,8 +128,9 @@ class RecordingHandler implements ConnectionHandler, TlsHandshakeListener {
 
   @Override
   public void onEndOfInput(Connection connection) {
+    endOfInputCalls.incrementAndGet();
     endOfInput.complete(null);
-    ConnectionHandler.super.onEndOfInput(connection);
+    ChunkHandler.super.onEndOfInput(connection);
   }
 
   @Override

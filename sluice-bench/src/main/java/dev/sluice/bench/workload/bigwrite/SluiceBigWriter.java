@@ -23,7 +23,7 @@ final class SluiceBigWriter implements BigWriter {
   @Override
   public void connect(long bytes) throws Exception {
     // The peer sends nothing back; anything that arrived would be released at once.
-    connection = SluiceSupport.connect(group, peer, (c, chunk) -> chunk.release());
+    connection = SluiceSupport.connect(group, peer, (c, unused) -> {});
     connection.write(SluiceSupport.header(bytes)).get(30, TimeUnit.SECONDS);
   }
 

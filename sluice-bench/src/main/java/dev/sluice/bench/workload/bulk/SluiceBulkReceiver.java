@@ -6,9 +6,9 @@ import dev.sluice.bench.child.SluiceSupport;
 import dev.sluice.bench.harness.Params;
 import dev.sluice.bench.integrity.PatternVerifier;
 import dev.sluice.memory.Chunk;
+import dev.sluice.net.ChunkHandler;
 import dev.sluice.net.CloseReason;
 import dev.sluice.net.Connection;
-import dev.sluice.net.ConnectionHandler;
 import dev.sluice.net.EventLoopGroup;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -51,12 +51,12 @@ final class SluiceBulkReceiver implements BulkReceiver {
     group.close();
   }
 
-  private static final class Sink implements ConnectionHandler {
+  private static final class Sink implements ChunkHandler {
     final PatternVerifier verifier = new PatternVerifier();
     final CompletableFuture<Void> done = new CompletableFuture<>();
 
     @Override
-    public void onRead(Connection connection, Chunk chunk) {
+    public void onChunk(Connection connection, Chunk chunk) {
       verifier.update(chunk.buffer());
       chunk.release();
     }

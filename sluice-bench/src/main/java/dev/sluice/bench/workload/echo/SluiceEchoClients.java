@@ -4,9 +4,9 @@ import dev.sluice.bench.child.SluiceSupport;
 import dev.sluice.bench.integrity.Pattern;
 import dev.sluice.bench.integrity.PatternVerifier;
 import dev.sluice.memory.Chunk;
+import dev.sluice.net.ChunkHandler;
 import dev.sluice.net.CloseReason;
 import dev.sluice.net.Connection;
-import dev.sluice.net.ConnectionHandler;
 import dev.sluice.net.EventLoopGroup;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -54,7 +54,7 @@ final class SluiceEchoClients implements EchoClients {
     group.close();
   }
 
-  private final class Pinger implements ConnectionHandler {
+  private final class Pinger implements ChunkHandler {
     private final int index;
     private final ByteBuffer message = ByteBuffer.allocateDirect(setup.maxMessage());
     private final PatternVerifier verifier = new PatternVerifier();
@@ -89,7 +89,7 @@ final class SluiceEchoClients implements EchoClients {
     }
 
     @Override
-    public void onRead(Connection c, Chunk chunk) {
+    public void onChunk(Connection c, Chunk chunk) {
       if (!verifier.update(chunk.buffer())) {
         setup.integrity().check(verifier, "connection " + index);
       }

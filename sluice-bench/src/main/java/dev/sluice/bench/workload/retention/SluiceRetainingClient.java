@@ -5,9 +5,9 @@ import dev.sluice.bench.child.SluiceSupport;
 import dev.sluice.bench.harness.Params;
 import dev.sluice.bench.integrity.PatternVerifier;
 import dev.sluice.memory.Chunk;
+import dev.sluice.net.ChunkHandler;
 import dev.sluice.net.CloseReason;
 import dev.sluice.net.Connection;
-import dev.sluice.net.ConnectionHandler;
 import dev.sluice.net.EventLoopGroup;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -35,14 +35,14 @@ final class SluiceRetainingClient implements RetainingClient<Chunk> {
     SluiceSupport.connect(
         group,
         peer,
-        new ConnectionHandler() {
+        new ChunkHandler() {
           @Override
           public void onActive(Connection connection) {
             connection.write(SluiceSupport.header(chunks));
           }
 
           @Override
-          public void onRead(Connection connection, Chunk chunk) {
+          public void onChunk(Connection connection, Chunk chunk) {
             kept.add(chunk);
             connection.write(ACK.duplicate());
           }

@@ -5,6 +5,7 @@ import dev.sluice.bench.tls.BenchTls;
 import dev.sluice.bench.tls.SluiceTls;
 import dev.sluice.memory.BorrowedBytes;
 import dev.sluice.memory.Chunk;
+import dev.sluice.net.ChunkHandler;
 import dev.sluice.net.CloseReason;
 import dev.sluice.net.Connection;
 import dev.sluice.net.ConnectionHandler;
@@ -55,7 +56,7 @@ final class SluiceIdleServer implements IdleServer {
     group.close();
   }
 
-  private final class Echo implements ConnectionHandler {
+  private final class Echo implements ChunkHandler {
     private final BenchTls tls;
 
     Echo(BenchTls tls) {
@@ -71,12 +72,12 @@ final class SluiceIdleServer implements IdleServer {
     }
 
     @Override
-    public void onReadBorrowed(Connection connection, BorrowedBytes bytes) {
+    public void onRead(Connection connection, BorrowedBytes bytes) {
       connection.writeTransient(bytes.buffer(), null);
     }
 
     @Override
-    public void onRead(Connection connection, Chunk chunk) {
+    public void onChunk(Connection connection, Chunk chunk) {
       throw new AssertionError("reads are borrowed"); // onReadBorrowed takes every read
     }
 

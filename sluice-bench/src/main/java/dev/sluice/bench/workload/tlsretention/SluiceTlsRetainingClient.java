@@ -7,9 +7,9 @@ import dev.sluice.bench.integrity.PatternVerifier;
 import dev.sluice.bench.tls.BenchTls;
 import dev.sluice.bench.tls.SluiceTls;
 import dev.sluice.memory.Chunk;
+import dev.sluice.net.ChunkHandler;
 import dev.sluice.net.CloseReason;
 import dev.sluice.net.Connection;
-import dev.sluice.net.ConnectionHandler;
 import dev.sluice.net.EventLoopGroup;
 import dev.sluice.net.SocketOptions;
 import dev.sluice.tls.TlsClient;
@@ -88,7 +88,7 @@ final class SluiceTlsRetainingClient implements TlsRetainingClient<Chunk> {
     group.close();
   }
 
-  private final class Reader implements ConnectionHandler {
+  private final class Reader implements ChunkHandler {
     private final RetainedStreams<Chunk>.Stream stream;
     private final long bytes;
     private final CompletableFuture<Void> end;
@@ -106,7 +106,7 @@ final class SluiceTlsRetainingClient implements TlsRetainingClient<Chunk> {
     }
 
     @Override
-    public void onRead(Connection connection, Chunk chunk) {
+    public void onChunk(Connection connection, Chunk chunk) {
       stream.accept(chunk);
     }
 

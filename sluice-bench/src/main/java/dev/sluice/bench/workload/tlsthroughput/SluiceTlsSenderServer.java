@@ -5,8 +5,8 @@ import dev.sluice.bench.harness.Params;
 import dev.sluice.bench.tls.BenchTls;
 import dev.sluice.bench.tls.SluiceTls;
 import dev.sluice.memory.Chunk;
+import dev.sluice.net.ChunkHandler;
 import dev.sluice.net.Connection;
-import dev.sluice.net.ConnectionHandler;
 import dev.sluice.net.EventLoopGroup;
 import dev.sluice.net.Listener;
 import dev.sluice.net.SocketOptions;
@@ -43,7 +43,7 @@ final class SluiceTlsSenderServer implements TlsSenderServer {
     group.close();
   }
 
-  private static final class Sender implements ConnectionHandler {
+  private static final class Sender implements ChunkHandler {
     private final BenchTls tls;
     private final PatternSender sender;
     private boolean outputShut;
@@ -59,7 +59,7 @@ final class SluiceTlsSenderServer implements TlsSenderServer {
     }
 
     @Override
-    public void onRead(Connection connection, Chunk chunk) {
+    public void onChunk(Connection connection, Chunk chunk) {
       boolean requested = sender.acceptRequest(chunk.buffer());
       chunk.release();
       if (requested) {

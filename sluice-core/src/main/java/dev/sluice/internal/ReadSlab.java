@@ -1,5 +1,8 @@
-package dev.sluice.memory;
+package dev.sluice.internal;
 
+import dev.sluice.memory.BorrowedBytes;
+import dev.sluice.memory.Chunk;
+import dev.sluice.memory.HeapChunk;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
@@ -15,7 +18,7 @@ import java.nio.ByteBuffer;
 public final class ReadSlab {
   private final SlabPool pool;
   private final int copyThreshold;
-  private final BorrowedBytes view = new BorrowedBytes(this);
+  private final LentBytes view = new LentBytes(this);
   private Slab current;
 
   /**
@@ -44,6 +47,11 @@ public final class ReadSlab {
     return current.buffer().clear();
   }
 
+  /** Whether {@code buffer} is this slab's own buffer (which must never be queued for writing). */
+  public boolean isSlabBuffer(ByteBuffer buffer) {
+    return current != null && buffer == current.buffer();
+  }
+
   /**
    * A view of the first {@code length} bytes of the slab, valid until {@link #endBorrow()}.
    * Position 0, limit {@code length}.
@@ -51,7 +59,7 @@ public final class ReadSlab {
   public BorrowedBytes borrow(int length) {
     ByteBuffer buffer = current.buffer();
     buffer.limit(length).position(0);
-    view.open(buffer, length);
+    view.open(buffer);
     return view;
   }
 
@@ -60,7 +68,7 @@ public final class ReadSlab {
     view.close();
   }
 
-  /** Gives the current slab back to the pool, e.g. before the loop sleeps with no readers. */
+  /** Gives the current slab back to the pool, e.g. when the loop stops. */
   public void close() {
     if (current != null) {
       pool.recycle(current);

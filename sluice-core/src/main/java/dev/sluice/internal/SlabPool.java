@@ -1,12 +1,13 @@
-package dev.sluice.memory;
+package dev.sluice.internal;
 
 import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
- * The per-loop pool of read slabs. Only the owning loop thread allocates, recycles and frees slabs;
- * a release from another thread is queued to the loop. There is no lock on the hot path.
+ * The per-loop pool of read slabs. Only the owning loop thread allocates and pools slabs; a release
+ * from another thread is queued to the loop. There is no lock on the hot path. A release that
+ * arrives once the loop has stopped frees the slab on the releasing thread.
  */
 public final class SlabPool {
   private final int slabSize;
@@ -51,48 +52,48 @@ public final class SlabPool {
   }
 
   /** Hands a read slab over to application code as a chunk of {@code length} bytes. */
-  public SlabChunk handOff(Slab slab, int length) {
+  public HandedOffSlab handOff(Slab slab, int length) {
     counters.addHandedOff(1, slabSize);
-    return new SlabChunk(slab, length);
+    return new HandedOffSlab(slab, length);
   }
 
   /**
-   * Returns a handed-off slab to the pool (or frees it); any thread. A release that arrives after
-   * the loop stopped cannot free the memory (only the loop thread may) and stays on the leak
-   * tracker's books.
+   * Returns a handed-off slab to the pool; any thread. From another thread the slab goes back
+   * through the loop's task queue; once the loop has stopped it is freed here and now.
    */
   void release(Slab slab, Object handOffToken) {
-    Runnable giveBack =
-        () -> {
-          LeakTracker.untrack(handOffToken);
-          recycle(slab, true);
-        };
     if (Thread.currentThread() == ownerThread) {
-      giveBack.run();
-    } else {
-      try {
-        owner.execute(giveBack);
-      } catch (RejectedExecutionException loopStopped) {
-        // The slab is lost with its loop; the leak tracker still lists the chunk.
-      }
+      giveBack(slab, handOffToken);
+      return;
     }
-  }
-
-  /** Returns a slab that the loop itself used; loop thread only. */
-  public void recycle(Slab slab) {
-    recycle(slab, false);
-  }
-
-  private void recycle(Slab slab, boolean handedOff) {
-    if (handedOff) {
+    try {
+      owner.execute(() -> giveBack(slab, handOffToken));
+    } catch (RejectedExecutionException loopStopped) {
+      // The loop has stopped and closed this pool: nothing else touches the slab any more.
+      LeakRegistry.untrack(handOffToken);
       counters.addHandedOff(-1, -slabSize);
+      freeSlab(slab);
     }
+  }
+
+  private void giveBack(Slab slab, Object handOffToken) {
+    LeakRegistry.untrack(handOffToken);
+    counters.addHandedOff(-1, -slabSize);
+    recycle(slab);
+  }
+
+  /** Returns a slab that the loop itself used, to the pool or (pool full or closed) freed. */
+  public void recycle(Slab slab) {
     if (!closed && free.size() < maxPooled) {
       free.addFirst(slab);
     } else {
-      slab.free();
-      counters.addSlabBytesReserved(-slabSize);
+      freeSlab(slab);
     }
+  }
+
+  private void freeSlab(Slab slab) {
+    slab.free();
+    counters.addSlabBytesReserved(-slabSize);
   }
 
   /** Frees every pooled slab; slabs still handed off are freed when released. Loop thread only. */
@@ -100,8 +101,7 @@ public final class SlabPool {
     closed = true;
     Slab slab;
     while ((slab = free.pollFirst()) != null) {
-      slab.free();
-      counters.addSlabBytesReserved(-slabSize);
+      freeSlab(slab);
     }
   }
 }

@@ -1,0 +1,166 @@
+package dev.sluice.tls;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.net.CloseReason;
+import dev.sluice.net.CloseReason.TlsFailure;
+import dev.sluice.net.CloseReason.TlsFailure.Kind;
+import dev.sluice.net.Connection;
+import dev.sluice.net.EventLoopGroup;
+import dev.sluice.net.Listener;
+import dev.sluice.net.SocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The end of a TLS session, when it races other events: bytes after close_notify, a close while
+ * writes are in flight, a transport that dies while TLS starts.
+ */
+class TlsCloseRacesTest extends TlsTestBase {
+  private final BlockingQueue<RecordingHandler> accepted = new LinkedBlockingQueue<>();
+
+  /** Keeps its output open when the peer's ends (TLS 1.3 half-close). */
+  static final class HalfOpen extends RecordingHandler {
+    @Override
+    public void onEndOfInput(Connection connection) {
+      endOfInputCalls.incrementAndGet();
+      endOfInput.complete(null);
+    }
+  }
+
+  private Listener start(EventLoopGroup group, java.util.function.Supplier<RecordingHandler> make)
+      throws Exception {
+    return listen(
+        group,
+        serverConfig(),
+        () -> {
+          RecordingHandler handler = make.get();
+          accepted.add(handler);
+          return handler;
+        });
+  }
+
+  private RecordingHandler nextAccepted() throws InterruptedException {
+    RecordingHandler handler = accepted.poll(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    assertThat(handler).as("a connection was accepted").isNotNull();
+    return handler;
+  }
+
+  @Test
+  void dataAfterCloseNotifyEndsInputOnceThenIsAProtocolError() throws Exception {
+    EventLoopGroup group = group();
+    Listener listener = start(group, HalfOpen::new);
+    try (RawTlsPeer peer = new RawTlsPeer(listener.localAddress(), pki.caTrust(), "TLSv1.3")) {
+      peer.handshake();
+      RecordingHandler server = nextAccepted();
+      await(server.active);
+      var hello = server.expect(5);
+      peer.send(peer.record("hello".getBytes(StandardCharsets.US_ASCII)));
+      await(hello);
+      peer.send(peer.closeNotify());
+      await(server.endOfInput);
+      peer.send(new byte[] {23, 3, 3, 0, 1, 42}); // a record after the close
+      try {
+        Thread.sleep(50);
+        peer.send(new byte[] {23, 3, 3, 0, 1, 42}); // and another, unless closed already
+      } catch (java.io.IOException closed) {
+        // the server closed at the first one
+      }
+      CloseReason reason = await(server.closed);
+      assertThat(reason).isInstanceOf(TlsFailure.class);
+      assertThat(((TlsFailure) reason).kind()).isEqualTo(Kind.PROTOCOL_ERROR);
+      assertThat(((TlsFailure) reason).detail()).contains("after close_notify");
+      assertThat(server.endOfInputCalls).hasValue(1);
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"TLSv1.2", "TLSv1.3"})
+  void bytesBehindCloseNotifyInTheSameReadAreAProtocolError(String protocol) throws Exception {
+    EventLoopGroup group = group();
+    Listener listener = start(group, HalfOpen::new);
+    try (RawTlsPeer peer = new RawTlsPeer(listener.localAddress(), pki.caTrust(), protocol)) {
+      peer.handshake();
+      RecordingHandler server = nextAccepted();
+      await(server.active);
+      byte[] close = peer.closeNotify();
+      byte[] both = java.util.Arrays.copyOf(close, close.length + 6);
+      System.arraycopy(new byte[] {23, 3, 3, 0, 1, 42}, 0, both, close.length, 6);
+      peer.send(both);
+      CloseReason reason = await(server.closed);
+      assertThat(reason).isInstanceOf(TlsFailure.class);
+      assertThat(((TlsFailure) reason).kind()).isEqualTo(Kind.PROTOCOL_ERROR);
+      assertThat(server.endOfInputCalls.get()).isLessThanOrEqualTo(1);
+    }
+  }
+
+  @Test
+  void writesWhoseCiphertextReachedTheSocketSucceedWhenACloseRacesALaterOne() throws Exception {
+    EventLoopGroup group = group();
+    // Small socket buffers: the socket fills after a few batches, well within one flush.
+    SocketOptions tiny = SocketOptions.defaults().withBufferSizes(64 * 1024, 64 * 1024);
+    Listener listener =
+        TlsServer.create(serverConfig())
+            .listen(
+                group,
+                LOOPBACK,
+                tiny,
+                () -> {
+                  RecordingHandler handler = new RecordingHandler();
+                  accepted.add(handler);
+                  return handler;
+                });
+    RecordingHandler client = new RecordingHandler();
+    TlsConnection connection =
+        await(
+            TlsClient.create(clientConfig()).connect(group, listener.localAddress(), tiny, client));
+    RecordingHandler server = nextAccepted();
+    await(server.active).pauseReading();
+    CompletableFuture<Throwable> small = new CompletableFuture<>();
+    CompletableFuture<Throwable> big = new CompletableFuture<>();
+    connection
+        .loop()
+        .execute(
+            () -> {
+              connection.write(ByteBuffer.allocate(1024), small::complete);
+              connection.write(ByteBuffer.allocate(32 << 20), big::complete);
+            });
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
+    while (connection.isWritable() && System.nanoTime() < deadline) {
+      Thread.sleep(2);
+    }
+    Thread.sleep(50); // let the loop go idle with the big write stuck behind a full socket
+    connection.close();
+    assertThat(await(small)).as("the 1 KiB write, sent in the first records").isNull();
+    assertThat(await(big)).as("the 32 MiB write, stuck").isNotNull();
+    listener.close();
+  }
+
+  @Test
+  void aClientWhoseTlsCannotStartFailsWithAHandshakeException() throws Exception {
+    EventLoopGroup group = group();
+    Listener listener = start(group, RecordingHandler::new);
+    RecordingHandler client = new RecordingHandler();
+    CompletableFuture<TlsConnection> future =
+        TlsClient.create(clientConfig().withServerName(null))
+            .connect(
+                group.next(),
+                listener.localAddress(),
+                "not a host name!",
+                SocketOptions.defaults(),
+                client);
+    ExecutionException failure =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            ExecutionException.class, () -> future.get(TIMEOUT_SECONDS, TimeUnit.SECONDS));
+    assertThat(failure.getCause()).isInstanceOf(TlsHandshakeException.class);
+    assertThat(await(client.handshakeFailed)).isInstanceOf(TlsFailure.class);
+  }
+}
