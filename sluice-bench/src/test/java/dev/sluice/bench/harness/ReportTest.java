@@ -50,7 +50,7 @@ class ReportTest {
 
   @Test
   @SuppressWarnings("unchecked")
-  void bothArmsNestUnderArmsWithSluiceOverNettyRatios() {
+  void twoArmsNestUnderArmsWithSluiceOverNettyRatios() {
     Report report =
         new Report(
             "retention",
@@ -71,7 +71,7 @@ class ReportTest {
         .containsEntry("cliffs", List.of());
     assertThat((Map<String, Object>) arms.get("netty")).containsEntry("heldBytes", 40.0);
     assertThat(json.get("ratios"))
-        .isEqualTo(Map.of("heldBytes", 0.25, "points", Map.of("4096", 0.25)));
+        .isEqualTo(Map.of("netty", Map.of("heldBytes", 0.25, "points", Map.of("4096", 0.25))));
   }
 
   @Test

@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Idle TLS connections on a server (seed 004's measuring discipline): the measured process is an
@@ -120,6 +121,11 @@ public final class TlsIdleWorkload implements Workload {
       return Map.of("transport", "plain TCP (the control: no TLS)", "measured", measured);
     }
     return TlsVersion.parse(params.string(TlsVersion.OPTION)).conditions(measured);
+  }
+
+  @Override
+  public Set<Impl> arms(Params params) {
+    return Impl.sluiceAndNetty();
   }
 
   @Override

@@ -20,6 +20,7 @@ import dev.sluice.bench.tls.TlsVersion;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Seed 003 scaled up: a TLS client (the measured process) receives a stream on each of several
@@ -106,6 +107,11 @@ public final class TlsRetentionWorkload implements Workload {
   public Map<String, String> conditions(Params params) {
     return TlsVersion.parse(params.string(TlsVersion.OPTION))
         .conditions("the TLS client (receiver); the peer is a JDK SSLSocket server");
+  }
+
+  @Override
+  public Set<Impl> arms(Params params) {
+    return Impl.sluiceAndNetty();
   }
 
   @Override

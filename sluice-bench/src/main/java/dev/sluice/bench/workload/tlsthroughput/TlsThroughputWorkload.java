@@ -25,6 +25,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Server-to-client TLS throughput (Node's benchmark/tls/throughput-s2c.js shape): the measured
@@ -96,6 +97,11 @@ public final class TlsThroughputWorkload implements Workload {
         .conditions(
             "the TLS server (sender); the receiver is a blocking JDK SSLSocket client in the peer"
                 + " JVM, the same in both arms");
+  }
+
+  @Override
+  public Set<Impl> arms(Params params) {
+    return Impl.sluiceAndNetty();
   }
 
   @Override
