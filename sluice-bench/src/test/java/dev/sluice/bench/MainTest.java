@@ -24,7 +24,7 @@ class MainTest {
     assertThat(out.toString(StandardCharsets.UTF_8))
         .contains("./sluice bench WORKLOAD")
         .contains("retention", "bigwrite", "pingpong", "bulk", "sizesweep")
-        .contains("--impl all|ARM[,ARM]...", "--runs N", "--json");
+        .contains("--impl all|ARM[,ARM]...", "netty-openssl", "--runs N", "--json");
   }
 
   @Test
@@ -37,7 +37,8 @@ class MainTest {
   @Test
   void helpForAWorkloadNamesItsArms() {
     assertThat(run("help", "tlsthroughput")).isEqualTo(Main.OK);
-    assertThat(out.toString(StandardCharsets.UTF_8)).contains("Arms (--impl): sluice, netty");
+    assertThat(out.toString(StandardCharsets.UTF_8))
+        .contains("Arms (--impl): sluice, netty, netty-openssl");
   }
 
   @Test

@@ -13,7 +13,9 @@ import java.util.stream.Collectors;
 public enum Impl {
   SLUICE("sluice", "Sluice"),
   /** Netty's NIO transport; its TLS is {@code SslHandler} on the JDK's SSLEngine. */
-  NETTY("netty", "Netty");
+  NETTY("netty", "Netty"),
+  /** Netty as {@link #NETTY}, with {@code SslHandler} on OpenSSL (netty-tcnative's BoringSSL). */
+  NETTY_OPENSSL("netty-openssl", "Netty OpenSSL");
 
   private final String id;
   private final String displayName;

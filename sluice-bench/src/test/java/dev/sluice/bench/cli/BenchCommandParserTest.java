@@ -53,10 +53,31 @@ class BenchCommandParserTest {
 
   @Test
   void implTakesAllOneArmOrACommaListAndRunsThemInOneOrder() {
-    assertThat(BenchCommandParser.parse(List.of("bulk", "--impl", "all")).impls())
-        .containsExactly(Impl.SLUICE, Impl.NETTY);
+    assertThat(BenchCommandParser.parse(List.of("tlsthroughput")).impls())
+        .containsExactly(Impl.SLUICE, Impl.NETTY, Impl.NETTY_OPENSSL);
+    assertThat(BenchCommandParser.parse(List.of("tlsidle", "--impl", "all")).impls())
+        .containsExactly(Impl.SLUICE, Impl.NETTY, Impl.NETTY_OPENSSL);
+    assertThat(BenchCommandParser.parse(List.of("tlsidle", "--impl", "netty-openssl")).impls())
+        .containsExactly(Impl.NETTY_OPENSSL);
+    assertThat(
+            BenchCommandParser.parse(List.of("tlsretention", "--impl", "netty-openssl,sluice"))
+                .impls())
+        .containsExactly(Impl.SLUICE, Impl.NETTY_OPENSSL);
     assertThat(BenchCommandParser.parse(List.of("bulk", "--impl", "netty,sluice,netty")).impls())
         .containsExactly(Impl.SLUICE, Impl.NETTY);
+    assertThat(BenchCommandParser.parse(List.of("tlsidle", "--transport", "plain")).impls())
+        .containsExactly(Impl.SLUICE, Impl.NETTY);
+  }
+
+  @Test
+  void anArmTheWorkloadLacksIsAUsageErrorNamingItsArms() {
+    assertThatThrownBy(() -> BenchCommandParser.parse(List.of("bulk", "--impl", "netty-openssl")))
+        .hasMessage("bulk has no arm netty-openssl; its arms: sluice, netty");
+    assertThatThrownBy(
+            () ->
+                BenchCommandParser.parse(
+                    List.of("tlsidle", "--transport", "plain", "--impl", "sluice,netty-openssl")))
+        .hasMessageContaining("tlsidle has no arm netty-openssl");
     assertThatThrownBy(() -> BenchCommandParser.parse(List.of("bulk", "--impl", "sluice,")))
         .hasMessageContaining("--impl expects all, or one or more of sluice, netty");
   }
