@@ -24,7 +24,7 @@ class MainTest {
     assertThat(out.toString(StandardCharsets.UTF_8))
         .contains("./sluice bench WORKLOAD")
         .contains("retention", "bigwrite", "pingpong", "bulk", "sizesweep")
-        .contains("--impl sluice|netty|both", "--runs N", "--json");
+        .contains("--impl all|ARM[,ARM]...", "netty-openssl", "--runs N", "--json");
   }
 
   @Test
@@ -32,6 +32,13 @@ class MainTest {
     assertThat(run("help", "retention")).isEqualTo(Main.OK);
     assertThat(out.toString(StandardCharsets.UTF_8))
         .contains("--size", "(default 1400)", "heldBytes", "rssGrowthBytes", "amplification");
+  }
+
+  @Test
+  void helpForAWorkloadNamesItsArms() {
+    assertThat(run("help", "tlsthroughput")).isEqualTo(Main.OK);
+    assertThat(out.toString(StandardCharsets.UTF_8))
+        .contains("Arms (--impl): sluice, netty, netty-openssl");
   }
 
   @Test

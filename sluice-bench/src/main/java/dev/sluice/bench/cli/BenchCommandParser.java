@@ -13,7 +13,7 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * Parses {@code WORKLOAD [--OPTION VALUE]... [--impl sluice|netty|both] [--runs N] [--json]}. Every
+ * Parses {@code WORKLOAD [--OPTION VALUE]... [--impl all|ARM[,ARM]...] [--runs N] [--json]}. Every
  * mistake is an {@link IllegalArgumentException} whose message says what was expected.
  */
 public final class BenchCommandParser {
@@ -30,7 +30,7 @@ public final class BenchCommandParser {
     Workload workload = Workloads.get(args.getFirst());
     Map<String, String> values = new LinkedHashMap<>();
     workload.options().forEach(o -> values.put(o.name(), o.defaultValue()));
-    List<Impl> impls = List.of(Impl.SLUICE, Impl.NETTY);
+    String impl = "all";
     int runs = DEFAULT_RUNS;
     boolean json = false;
     Duration timeout = DEFAULT_STEP_TIMEOUT;
@@ -61,7 +61,7 @@ public final class BenchCommandParser {
         value = args.get(++i);
       }
       switch (name) {
-        case "impl" -> impls = impls(value);
+        case "impl" -> impl = value;
         case "runs" -> runs = positive("runs", value);
         case "timeout-s" -> timeout = Duration.ofSeconds(positive("timeout-s", value));
         case Corruption.OPTION -> values.put(name, Long.toString(Params.parseBytes(name, value)));
@@ -84,6 +84,8 @@ public final class BenchCommandParser {
     }
     Params params = Params.of(values);
     validate(workload, params);
+    // After the options: a workload's arms may depend on them (tlsidle --transport plain).
+    List<Impl> impls = Impl.select(impl, workload.arms(params), workload.name());
     return new BenchRequest(workload, params, impls, runs, json, timeout);
   }
 
@@ -93,18 +95,6 @@ public final class BenchCommandParser {
     workload.memoryFlags(params);
     for (Option option : workload.options()) {
       params.string(option.name());
-    }
-  }
-
-  private static List<Impl> impls(String value) {
-    if (value.equals("both")) {
-      return List.of(Impl.SLUICE, Impl.NETTY);
-    }
-    try {
-      return List.of(Impl.parse(value));
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          "--impl expects sluice, netty or both, got '" + value + "'");
     }
   }
 

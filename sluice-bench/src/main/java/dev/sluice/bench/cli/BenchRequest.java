@@ -11,7 +11,7 @@ import java.util.List;
  *
  * @param workload what to run
  * @param params its options, defaults filled in
- * @param impls the arms, in alternation order
+ * @param impls the arms, in alternation order ({@link Impl}'s)
  * @param runs runs per arm
  * @param json whether to end with one line of JSON
  * @param stepTimeout how long to wait for any one step of a child

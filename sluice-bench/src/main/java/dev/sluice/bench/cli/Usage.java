@@ -1,6 +1,7 @@
 package dev.sluice.bench.cli;
 
 import dev.sluice.bench.harness.Field;
+import dev.sluice.bench.harness.Impl;
 import dev.sluice.bench.harness.Option;
 import dev.sluice.bench.harness.Params;
 import dev.sluice.bench.harness.Workload;
@@ -21,7 +22,7 @@ public final class Usage {
         Usage:
           ./sluice                 demonstration: retention (1400 B chunks) and bigwrite (256 MiB
                                    heap buffer), Sluice vs Netty, 3 runs per arm, as a table
-          ./sluice bench WORKLOAD [--OPTION VALUE]... [--impl sluice|netty|both] [--runs N] [--json]
+          ./sluice bench WORKLOAD [--OPTION VALUE]... [--impl all|ARM[,ARM]...] [--runs N] [--json]
                                    run one benchmark; each run starts the measured side and its
                                    peer as separate JVMs and reads memory from /proc
           ./sluice help [WORKLOAD] this text, or one workload's options and fields
@@ -35,7 +36,9 @@ public final class Usage {
         """
 
         Options of every workload:
-          --impl sluice|netty|both  arms to run, alternated A B A B ... (default both)
+          --impl all|ARM[,ARM]...   arms to run: all of the workload's (the default), one, or a
+                                    comma list (sluice, netty; the TLS workloads also have
+                                    netty-openssl); they alternate A B C A B C ... in that order
           --runs N                  runs per arm (default 5); figures are medians [min .. max]
           --json                    end the output with one line of JSON
           --timeout-s N             give up when a child is silent this long (default 600)
@@ -50,10 +53,13 @@ public final class Usage {
   /** One workload's options, defaults and fields. */
   public static String workload(Workload workload) {
     StringBuilder out = new StringBuilder();
-    out.append(workload.name()).append(": ").append(workload.summary()).append("\n\nOptions:\n");
+    out.append(workload.name()).append(": ").append(workload.summary()).append("\n\n");
     Map<String, String> defaults = new LinkedHashMap<>();
+    workload.options().forEach(o -> defaults.put(o.name(), o.defaultValue()));
+    out.append("Arms (--impl): ")
+        .append(Impl.ids(workload.arms(Params.of(defaults))))
+        .append("\n\nOptions:\n");
     for (Option o : workload.options()) {
-      defaults.put(o.name(), o.defaultValue());
       out.append(
           String.format(
               Locale.ROOT,

@@ -10,9 +10,9 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * Runs a workload's arms alternately (A B A B ...), each {@code runs} times, each run in fresh
- * child JVMs, and summarises them into a {@link Report}. Progress goes to a line sink as it
- * happens.
+ * Runs a workload's arms round-robin (A B C A B C ...), in {@link Impl}'s order, each {@code runs}
+ * times, each run in fresh child JVMs, and summarises them into a {@link Report}. Progress goes to
+ * a line sink as it happens.
  */
 public final class Harness {
   private final Workload workload;
@@ -25,7 +25,8 @@ public final class Harness {
   /**
    * @param workload what to run
    * @param params its options, complete (defaults filled in)
-   * @param impls the arms, in the order they alternate
+   * @param impls the arms (they run in {@link Impl}'s order whatever the order of this list); each
+   *     one of the workload's {@link Workload#arms}
    * @param runs runs per arm
    * @param stepTimeout how long to wait for any one protocol line of a child
    * @param progress where progress lines go
@@ -43,9 +44,14 @@ public final class Harness {
     if (impls.isEmpty()) {
       throw new IllegalArgumentException("no implementation to run");
     }
+    for (Impl impl : impls) {
+      if (!workload.arms(params).contains(impl)) {
+        throw Impl.unsupported(workload.name(), impl);
+      }
+    }
     this.workload = workload;
     this.params = params;
-    this.impls = List.copyOf(impls);
+    this.impls = Impl.inOrder(impls);
     this.runs = runs;
     this.stepTimeout = stepTimeout;
     this.progress = progress;
@@ -101,12 +107,21 @@ public final class Harness {
         workload.conditions(params));
   }
 
+  private int idWidth() {
+    return impls.stream().mapToInt(i -> i.id().length()).max().orElse(0);
+  }
+
   private String progressLine(
       int run, Impl impl, List<Field> fields, RunResult result, long elapsedNanos) {
     StringBuilder line =
         new StringBuilder(
             String.format(
-                Locale.ROOT, "[%s] run %d/%d %-6s", workload.name(), run, runs, impl.id()));
+                Locale.ROOT,
+                "[%s] run %d/%d %-" + idWidth() + "s",
+                workload.name(),
+                run,
+                runs,
+                impl.id()));
     int shown = 0;
     for (Field field : fields) {
       Double value = result.values().get(field.name());

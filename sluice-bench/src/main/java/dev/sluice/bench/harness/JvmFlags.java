@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The flags of every child JVM, the same for both arms and for the peer.
+ * The flags of every child JVM, the same for every arm and for the peer.
  *
  * <p>SerialGC with a small fixed young generation: a JVM's young generation stays resident once
  * allocation has cycled it, so a large one would add tens of MiB of RSS that belong to the JVM, not

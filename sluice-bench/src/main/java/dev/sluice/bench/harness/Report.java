@@ -1,5 +1,6 @@
 package dev.sluice.bench.harness;
 
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,7 +15,7 @@ import java.util.Map;
  * @param params the options it ran with
  * @param jvmFlags the flags of every child JVM
  * @param fields the fields, in display order
- * @param arms the arms, in the order they ran
+ * @param arms the arms, in the order they ran ({@link Impl}'s)
  * @param derived extra per-arm results from {@link Workload#derived}
  * @param conditions what the runs had in common beyond params and flags, from {@link
  *     Workload#conditions} (e.g. the TLS version and cipher suite)
@@ -59,8 +60,9 @@ public record Report(
 
   /**
    * The report as one JSON object: with one arm, its fields (medians) at top level beside {@code
-   * impl}, {@code runs} and {@code integrity}; with both, one such object per arm under {@code
-   * arms} and the Sluice/Netty ratios of the medians under {@code ratios}.
+   * impl}, {@code runs} and {@code integrity}; with more, one such object per arm under {@code
+   * arms} (keyed by arm id, in {@link Impl}'s order) and, when Sluice ran, the ratios Sluice/arm of
+   * the medians under {@code ratios}, one object per other arm keyed by its id.
    */
   public Map<String, Object> toJson() {
     Map<String, Object> root = new LinkedHashMap<>();
@@ -75,15 +77,17 @@ public record Report(
         armObjects.put(arm.impl().id(), armJson(arm));
       }
       root.put("arms", armObjects);
-      ArmSummary sluice = arm(Impl.SLUICE);
-      ArmSummary netty = arm(Impl.NETTY);
-      if (sluice != null && netty != null) {
+      if (!comparedArms().isEmpty()) {
         Map<String, Object> ratios = new LinkedHashMap<>();
-        for (Field field : fields) {
-          double ratio = ratio(sluice.median(field.name()), netty.median(field.name()));
-          if (!Double.isNaN(ratio)) {
-            putNested(ratios, field.name(), ratio);
+        for (ArmSummary other : comparedArms()) {
+          Map<String, Object> ofArm = new LinkedHashMap<>();
+          for (Field field : fields) {
+            double ratio = sluiceOver(other, field);
+            if (!Double.isNaN(ratio)) {
+              putNested(ofArm, field.name(), ratio);
+            }
           }
+          ratios.put(other.impl().id(), ofArm);
         }
         root.put("ratios", ratios);
       }
@@ -99,6 +103,19 @@ public record Report(
   /** {@link #toJson()} on one line. */
   public String json() {
     return Json.write(toJson());
+  }
+
+  /** The arms Sluice is compared with: every other arm, when Sluice ran; else none. */
+  private List<ArmSummary> comparedArms() {
+    if (arm(Impl.SLUICE) == null) {
+      return List.of();
+    }
+    return arms.stream().filter(a -> a.impl() != Impl.SLUICE).toList();
+  }
+
+  /** Sluice's median of {@code field} over {@code other}'s, or NaN. */
+  private double sluiceOver(ArmSummary other, Field field) {
+    return ratio(arm(Impl.SLUICE).median(field.name()), other.median(field.name()));
   }
 
   private Map<String, Object> armJson(ArmSummary arm) {
@@ -118,6 +135,7 @@ public record Report(
     }
     object.put("min", min);
     object.put("max", max);
+    object.putAll(arm.notes());
     object.putAll(derived.getOrDefault(arm.impl(), Map.of()));
     if (!arm.integrityOk()) {
       object.put("failures", arm.failures());
@@ -125,7 +143,10 @@ public record Report(
     return object;
   }
 
-  /** The table of medians [min .. max], one row per field and one column per arm. */
+  /**
+   * The table of medians [min .. max], one row per field, one column per arm, then one column per
+   * other arm with the ratio Sluice/arm.
+   */
   public String table() {
     StringBuilder out = new StringBuilder();
     out.append(workload).append("  ");
@@ -135,27 +156,23 @@ public record Report(
             Locale.ROOT,
             "%n%d run(s) per arm, arms alternated; median [min .. max]%n",
             arms.isEmpty() ? 0 : arms.getFirst().runs()));
-    out.append("JVM flags of every child (both arms and the peer): ")
+    out.append("JVM flags of every child (every arm and the peer): ")
         .append(String.join(" ", jvmFlags))
         .append(System.lineSeparator());
     conditions.forEach(
         (k, v) -> out.append(k).append(": ").append(v).append(System.lineSeparator()));
-    int nameWidth = Math.max(14, fields.stream().mapToInt(f -> f.name().length()).max().orElse(0));
-    String rowFormat = "%-" + nameWidth + "s";
-    out.append(String.format(Locale.ROOT, rowFormat, "field"));
-    for (ArmSummary arm : arms) {
-      out.append(String.format(Locale.ROOT, "  %-36s", arm.impl().displayName()));
-    }
-    boolean ratios = arm(Impl.SLUICE) != null && arm(Impl.NETTY) != null;
-    if (ratios) {
-      out.append("  Sluice/Netty");
-    }
-    out.append(System.lineSeparator());
+
+    List<String> header = new ArrayList<>();
+    List<List<String>> rows = new ArrayList<>();
+    header.add("field");
+    arms.forEach(arm -> header.add(arm.impl().displayName()));
+    comparedArms().forEach(other -> header.add("Sluice/" + other.impl().displayName()));
     for (Field field : fields) {
-      out.append(String.format(Locale.ROOT, rowFormat, field.name()));
+      List<String> row = new ArrayList<>();
+      row.add(field.name());
       for (ArmSummary arm : arms) {
         Stats s = arm.stats().get(field.name());
-        String cell =
+        row.add(
             s == null
                 ? "-"
                 : field.unit().format(s.median())
@@ -163,26 +180,48 @@ public record Report(
                     + field.unit().format(s.min())
                     + " .. "
                     + field.unit().format(s.max())
-                    + "]";
-        out.append(String.format(Locale.ROOT, "  %-36s", cell));
+                    + "]");
       }
-      if (ratios) {
-        double r =
-            ratio(arm(Impl.SLUICE).median(field.name()), arm(Impl.NETTY).median(field.name()));
-        out.append(Double.isNaN(r) ? "  -" : String.format(Locale.ROOT, "  %.2f", r));
+      for (ArmSummary other : comparedArms()) {
+        double r = sluiceOver(other, field);
+        row.add(Double.isNaN(r) ? "-" : String.format(Locale.ROOT, "%.2f", r));
       }
-      out.append(System.lineSeparator());
+      rows.add(row);
     }
+    int[] widths = new int[header.size()];
+    for (List<String> row : concat(header, rows)) {
+      for (int i = 0; i < row.size(); i++) {
+        widths[i] = Math.max(widths[i], row.get(i).length());
+      }
+    }
+    for (List<String> row : concat(header, rows)) {
+      StringBuilder line = new StringBuilder();
+      for (int i = 0; i < row.size(); i++) {
+        line.append(String.format(Locale.ROOT, "%-" + (widths[i] + 2) + "s", row.get(i)));
+      }
+      out.append(line.toString().stripTrailing()).append(System.lineSeparator());
+    }
+
     for (ArmSummary arm : arms) {
-      Map<String, Object> extra = derived.getOrDefault(arm.impl(), Map.of());
-      extra.forEach(
-          (k, v) ->
-              out.append(arm.impl().displayName())
-                  .append(' ')
-                  .append(k)
-                  .append(": ")
-                  .append(Json.write(v))
-                  .append(System.lineSeparator()));
+      arm.notes()
+          .forEach(
+              (k, v) ->
+                  out.append(arm.impl().displayName())
+                      .append(' ')
+                      .append(k)
+                      .append(": ")
+                      .append(v)
+                      .append(System.lineSeparator()));
+      derived
+          .getOrDefault(arm.impl(), Map.of())
+          .forEach(
+              (k, v) ->
+                  out.append(arm.impl().displayName())
+                      .append(' ')
+                      .append(k)
+                      .append(": ")
+                      .append(Json.write(v))
+                      .append(System.lineSeparator()));
     }
     out.append("integrity: ");
     for (int i = 0; i < arms.size(); i++) {
@@ -196,11 +235,18 @@ public record Report(
     return out.toString();
   }
 
-  private static double ratio(double sluice, double netty) {
-    if (Double.isNaN(sluice) || Double.isNaN(netty) || netty == 0) {
+  private static List<List<String>> concat(List<String> header, List<List<String>> rows) {
+    List<List<String>> all = new ArrayList<>();
+    all.add(header);
+    all.addAll(rows);
+    return all;
+  }
+
+  private static double ratio(double sluice, double other) {
+    if (Double.isNaN(sluice) || Double.isNaN(other) || other == 0) {
       return Double.NaN;
     }
-    return sluice / netty;
+    return sluice / other;
   }
 
   @SuppressWarnings("unchecked")

@@ -2,6 +2,7 @@ package dev.sluice.bench.harness;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * One benchmark: what it measures, its options, and its two sides. Adding a workload means adding
@@ -10,7 +11,8 @@ import java.util.Map;
  *
  * <p>Code of a workload runs in three places: {@link #run} in the harness process sequences one run
  * of one arm; {@link #program} returns what the two child JVMs run — the measured side for an
- * {@link Impl}, and the peer (the same plain-JDK code in every arm).
+ * {@link Impl}, and the peer (the same plain-JDK code in every arm). A workload declares the arms
+ * it has ({@link #arms}); the harness runs them in {@link Impl}'s order.
  */
 public interface Workload {
 
@@ -32,10 +34,22 @@ public interface Workload {
    */
   List<String> memoryFlags(Params params);
 
-  /** What a child JVM in {@code role} runs; {@code impl} is null for the peer. */
+  /**
+   * The arms this workload can run with {@code params}, which {@code --impl all} (the default)
+   * runs.
+   */
+  Set<Impl> arms(Params params);
+
+  /**
+   * What a child JVM in {@code role} runs; {@code impl} is null for the peer, and otherwise one of
+   * {@link #arms}.
+   */
   ChildProgram program(Role role, Impl impl);
 
-  /** Runs one measurement of {@code impl}: starts the children, sequences them, collects fields. */
+  /**
+   * Runs one measurement of {@code impl} (one of {@link #arms}): starts the children, sequences
+   * them, collects fields.
+   */
   RunResult run(RunContext context, Impl impl) throws Exception;
 
   /**

@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The self-signed certificate every TLS benchmark uses: generated once per harness process with the
  * JDK's own {@code keytool} (so no external tool is needed) into a temporary PKCS#12 store, which
- * both arms and the peer load. EC P-256, for {@code localhost} and 127.0.0.1.
+ * every arm and the peer load. EC P-256, for {@code localhost} and 127.0.0.1.
  *
  * @param keyStore the PKCS#12 file holding the key and its certificate
  * @param password its password

@@ -1,5 +1,6 @@
 package dev.sluice.bench.tls;
 
+import dev.sluice.bench.harness.Message;
 import dev.sluice.bench.harness.Params;
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,6 +13,7 @@ import java.security.KeyStore;
 import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
 import java.util.List;
+import java.util.Map;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLContext;
@@ -28,6 +30,12 @@ import javax.net.ssl.TrustManagerFactory;
  * #checkNegotiated}, so an arm can never run a different suite unnoticed.
  */
 public final class BenchTls {
+  /**
+   * The field of the measured side's first message, and the note of its arm in the report, that
+   * names the TLS library the arm runs on.
+   */
+  public static final String LIBRARY = "tlsLibrary";
+
   private final TlsVersion version;
   private final PrivateKey key;
   private final X509Certificate certificate;
@@ -89,6 +97,27 @@ public final class BenchTls {
               + " with "
               + version.cipherSuite());
     }
+  }
+
+  /**
+   * The {@link #LIBRARY} note of {@code message}, the measured side's first message: a run's record
+   * of what it ran TLS on (none when the run had no TLS).
+   */
+  public static Map<String, String> libraryNote(Message message) {
+    String library = message.fields().get(LIBRARY);
+    return library == null ? Map.of() : Map.of(LIBRARY, library);
+  }
+
+  /**
+   * The JDK's TLS as an arm that runs on its SSLEngine reports it: the provider of a {@code TLS}
+   * context and the Java version.
+   */
+  public String jdkLibrary() {
+    return "JDK SSLEngine ("
+        + jdkContext.getProvider().getName()
+        + ", Java "
+        + Runtime.version()
+        + ")";
   }
 
   /** The peer's listening TLS socket on loopback. */

@@ -1,21 +1,62 @@
 package dev.sluice.bench.tls;
 
+import dev.sluice.bench.harness.Impl;
+import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.ReferenceCountedOpenSslEngine;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
+import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
 
 /**
- * How the Netty arms set up TLS: {@code SslHandler} from {@link SslContextBuilder} with {@link
- * SslProvider#JDK} (the JDK's SSLEngine, as Sluice uses), the benchmark's version.
+ * How a Netty arm sets up TLS: {@code SslHandler} from {@link SslContextBuilder}, the benchmark's
+ * certificate and version, and the arm's provider: {@link SslProvider#JDK} (the JDK's SSLEngine, as
+ * Sluice uses) for {@link Impl#NETTY}, {@link SslProvider#OPENSSL} (netty-tcnative's BoringSSL) for
+ * {@link Impl#NETTY_OPENSSL}.
  */
 public final class NettyTls {
-  private NettyTls() {}
+  private final BenchTls tls;
+  private final SslProvider provider;
+
+  private NettyTls(BenchTls tls, SslProvider provider) {
+    this.tls = tls;
+    this.provider = provider;
+  }
+
+  /**
+   * The TLS of Netty arm {@code impl}.
+   *
+   * @throws IllegalStateException for the OpenSSL arm when netty-tcnative's native library did not
+   *     load, with the reason Netty gives
+   * @throws IllegalArgumentException when {@code impl} is not a Netty arm
+   */
+  public static NettyTls of(Impl impl, BenchTls tls) {
+    return switch (impl) {
+      case NETTY -> new NettyTls(tls, SslProvider.JDK);
+      case NETTY_OPENSSL -> {
+        requireOpenSsl();
+        yield new NettyTls(tls, SslProvider.OPENSSL);
+      }
+      case SLUICE -> throw new IllegalArgumentException("Sluice is not a Netty arm");
+    };
+  }
+
+  private static void requireOpenSsl() {
+    if (!OpenSsl.isAvailable()) {
+      Throwable cause = OpenSsl.unavailabilityCause();
+      throw new IllegalStateException(
+          "the netty-openssl arm needs OpenSSL from netty-tcnative-boringssl-static, which did not"
+              + " load: "
+              + cause,
+          cause);
+    }
+  }
 
   /** A server context presenting the benchmark's certificate. */
-  public static SslContext server(BenchTls tls) throws SSLException {
+  public SslContext server() throws SSLException {
     return SslContextBuilder.forServer(tls.key(), tls.certificate())
-        .sslProvider(SslProvider.JDK)
+        .sslProvider(provider)
         .protocols(tls.version().protocol())
         .build();
   }
@@ -24,12 +65,50 @@ public final class NettyTls {
    * A client context trusting the benchmark's certificate, verifying its host name (make handlers
    * with {@code newHandler(alloc, BenchCertificate.HOST, port)}).
    */
-  public static SslContext client(BenchTls tls) throws SSLException {
+  public SslContext client() throws SSLException {
     return SslContextBuilder.forClient()
-        .sslProvider(SslProvider.JDK)
+        .sslProvider(provider)
         .trustManager(tls.certificate())
         .protocols(tls.version().protocol())
         .endpointIdentificationAlgorithm("HTTPS")
         .build();
+  }
+
+  /**
+   * Fails unless {@code engine}, past its handshake, is this arm's (OpenSSL's engine for the
+   * OpenSSL arm, a JDK engine for the other) and negotiated the benchmark's version and suite.
+   *
+   * @throws IllegalStateException saying what differs
+   */
+  public void checkNegotiated(SSLEngine engine) {
+    boolean openSsl = engine instanceof ReferenceCountedOpenSslEngine;
+    if (openSsl != (provider == SslProvider.OPENSSL)) {
+      throw new IllegalStateException(
+          "SslProvider." + provider + " made an engine of " + engine.getClass().getName());
+    }
+    tls.checkNegotiated(engine.getSession());
+  }
+
+  /**
+   * What runs TLS in this arm, for the report: {@link OpenSsl#versionString()} and netty-tcnative's
+   * version, or the JDK's engine.
+   */
+  public String library() {
+    return provider == SslProvider.OPENSSL
+        ? OpenSsl.versionString() + " (netty-tcnative " + tcnativeVersion() + ")"
+        : tls.jdkLibrary();
+  }
+
+  /** The Implementation-Version of the jar holding netty-tcnative's classes. */
+  private static String tcnativeVersion() {
+    try {
+      String version =
+          Class.forName("io.netty.internal.tcnative.SSL", false, NettyTls.class.getClassLoader())
+              .getPackage()
+              .getImplementationVersion();
+      return version == null ? "of unknown version" : version;
+    } catch (ClassNotFoundException e) {
+      return "missing";
+    }
   }
 }

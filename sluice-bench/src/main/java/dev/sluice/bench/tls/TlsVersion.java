@@ -6,8 +6,8 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * The TLS version a benchmark runs, with the one cipher suite the peer enables, so both arms
- * negotiate the same suite whatever their own preferences (AES-128-GCM, the suite every TLS stack
+ * The TLS version a benchmark runs, with the one cipher suite the peer enables, so every arm
+ * negotiates the same suite whatever its own preferences (AES-128-GCM, the suite every TLS stack
  * has; ECDSA for TLS 1.2 because the benchmark's certificate is an EC key).
  */
 public enum TlsVersion {
@@ -45,6 +45,7 @@ public enum TlsVersion {
   /**
    * What a TLS benchmark states in its report: the version and suite every connection negotiated
    * (each arm checks them), the certificate, how each arm runs TLS, and which side is measured.
+   * Each arm also reports the library it loaded, as its {@code tlsLibrary} note.
    */
   public Map<String, String> conditions(String measuredSide) {
     Map<String, String> conditions = new LinkedHashMap<>();
@@ -54,6 +55,7 @@ public enum TlsVersion {
     conditions.put(
         "tlsEngines",
         "Sluice: dev.sluice.tls on the JDK's SSLEngine; Netty: SslHandler, SslProvider.JDK;"
+            + " Netty OpenSSL: SslHandler, SslProvider.OPENSSL (netty-tcnative's BoringSSL);"
             + " peer: JDK SSLSocket");
     conditions.put("measured", measuredSide);
     return conditions;

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 class BenchCommandParserTest {
 
   @Test
-  void defaultsAreTheIssueSizesBothArmsAndFiveRuns() {
+  void defaultsAreTheIssueSizesAllArmsAndFiveRuns() {
     BenchRequest request = BenchCommandParser.parse(List.of("retention"));
     assertThat(request.workload().name()).isEqualTo("retention");
     assertThat(request.params().asMap())
@@ -52,6 +52,37 @@ class BenchCommandParserTest {
   }
 
   @Test
+  void implTakesAllOneArmOrACommaListAndRunsThemInOneOrder() {
+    assertThat(BenchCommandParser.parse(List.of("tlsthroughput")).impls())
+        .containsExactly(Impl.SLUICE, Impl.NETTY, Impl.NETTY_OPENSSL);
+    assertThat(BenchCommandParser.parse(List.of("tlsidle", "--impl", "all")).impls())
+        .containsExactly(Impl.SLUICE, Impl.NETTY, Impl.NETTY_OPENSSL);
+    assertThat(BenchCommandParser.parse(List.of("tlsidle", "--impl", "netty-openssl")).impls())
+        .containsExactly(Impl.NETTY_OPENSSL);
+    assertThat(
+            BenchCommandParser.parse(List.of("tlsretention", "--impl", "netty-openssl,sluice"))
+                .impls())
+        .containsExactly(Impl.SLUICE, Impl.NETTY_OPENSSL);
+    assertThat(BenchCommandParser.parse(List.of("bulk", "--impl", "netty,sluice,netty")).impls())
+        .containsExactly(Impl.SLUICE, Impl.NETTY);
+    assertThat(BenchCommandParser.parse(List.of("tlsidle", "--transport", "plain")).impls())
+        .containsExactly(Impl.SLUICE, Impl.NETTY);
+  }
+
+  @Test
+  void anArmTheWorkloadLacksIsAUsageErrorNamingItsArms() {
+    assertThatThrownBy(() -> BenchCommandParser.parse(List.of("bulk", "--impl", "netty-openssl")))
+        .hasMessage("bulk has no arm netty-openssl; its arms: sluice, netty");
+    assertThatThrownBy(
+            () ->
+                BenchCommandParser.parse(
+                    List.of("tlsidle", "--transport", "plain", "--impl", "sluice,netty-openssl")))
+        .hasMessageContaining("tlsidle has no arm netty-openssl");
+    assertThatThrownBy(() -> BenchCommandParser.parse(List.of("bulk", "--impl", "sluice,")))
+        .hasMessageContaining("--impl expects all, or one or more of sluice, netty");
+  }
+
+  @Test
   void anUnknownOptionListsTheWorkloadsOptions() {
     assertThatThrownBy(() -> BenchCommandParser.parse(List.of("retention", "--mib", "4")))
         .isInstanceOf(IllegalArgumentException.class)
@@ -67,7 +98,8 @@ class BenchCommandParserTest {
         .hasMessageContaining("unknown workload 'nosuch'")
         .hasMessageContaining("retention");
     assertThatThrownBy(() -> BenchCommandParser.parse(List.of("bulk", "--impl", "grpc")))
-        .hasMessageContaining("sluice, netty or both");
+        .hasMessageContaining("--impl expects all, or one or more of sluice, netty separated by")
+        .hasMessageContaining("'grpc'");
     assertThatThrownBy(() -> BenchCommandParser.parse(List.of("bulk", "--runs", "0")))
         .hasMessageContaining("--runs");
     assertThatThrownBy(() -> BenchCommandParser.parse(List.of("bulk", "--mib")))

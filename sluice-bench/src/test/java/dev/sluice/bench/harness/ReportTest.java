@@ -50,7 +50,7 @@ class ReportTest {
 
   @Test
   @SuppressWarnings("unchecked")
-  void bothArmsNestUnderArmsWithSluiceOverNettyRatios() {
+  void twoArmsNestUnderArmsWithSluiceOverNettyRatios() {
     Report report =
         new Report(
             "retention",
@@ -71,7 +71,65 @@ class ReportTest {
         .containsEntry("cliffs", List.of());
     assertThat((Map<String, Object>) arms.get("netty")).containsEntry("heldBytes", 40.0);
     assertThat(json.get("ratios"))
-        .isEqualTo(Map.of("heldBytes", 0.25, "points", Map.of("4096", 0.25)));
+        .isEqualTo(Map.of("netty", Map.of("heldBytes", 0.25, "points", Map.of("4096", 0.25))));
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void threeArmsCarryEveryArmAndSluiceOverEachOther() {
+    ArmSummary openSsl =
+        ArmSummary.of(
+            Impl.NETTY_OPENSSL,
+            FIELDS,
+            List.of(
+                RunResult.ok(Map.of("heldBytes", 20.0, "points.4096", 8.0))
+                    .withNotes(Map.of("tlsLibrary", "BoringSSL"))));
+    Report report =
+        new Report(
+            "tlsretention",
+            PARAMS,
+            FLAGS,
+            FIELDS,
+            List.of(arm(Impl.SLUICE, true, 10), arm(Impl.NETTY, true, 40), openSsl),
+            Map.of());
+    Map<String, Object> json = JsonReader.object(report.json());
+    Map<String, Object> arms = (Map<String, Object>) json.get("arms");
+    assertThat(arms.keySet()).containsExactly("sluice", "netty", "netty-openssl");
+    assertThat((Map<String, Object>) arms.get("netty-openssl"))
+        .containsEntry("impl", "netty-openssl")
+        .containsEntry("heldBytes", 20.0)
+        .containsEntry("tlsLibrary", "BoringSSL");
+    assertThat(json.get("ratios"))
+        .isEqualTo(
+            Map.of(
+                "netty", Map.of("heldBytes", 0.25, "points", Map.of("4096", 0.25)),
+                "netty-openssl", Map.of("heldBytes", 0.5, "points", Map.of("4096", 0.125))));
+
+    List<String> lines = report.table().lines().toList();
+    String header = lines.stream().filter(l -> l.startsWith("field")).findFirst().orElseThrow();
+    assertThat(header)
+        .containsSubsequence(
+            "Sluice", "Netty", "Netty OpenSSL", "Sluice/Netty", "Sluice/Netty OpenSSL");
+    String held = lines.stream().filter(l -> l.startsWith("heldBytes")).findFirst().orElseThrow();
+    assertThat(held).containsSubsequence("10 B [10 B .. 10 B]", "40 B", "20 B", "0.25", "0.50");
+    assertThat(held.indexOf("0.25")).isEqualTo(header.indexOf("Sluice/Netty "));
+    assertThat(report.table())
+        .contains("Netty OpenSSL tlsLibrary: BoringSSL")
+        .contains("integrity: Sluice OK, Netty OK, Netty OpenSSL OK");
+  }
+
+  @Test
+  void withoutSluiceThereAreNoRatios() {
+    Report report =
+        new Report(
+            "tlsidle",
+            PARAMS,
+            FLAGS,
+            FIELDS,
+            List.of(arm(Impl.NETTY, true, 40), arm(Impl.NETTY_OPENSSL, true, 20)),
+            Map.of());
+    assertThat(JsonReader.object(report.json())).containsKey("arms").doesNotContainKey("ratios");
+    assertThat(report.table()).doesNotContain("Sluice/");
   }
 
   @Test

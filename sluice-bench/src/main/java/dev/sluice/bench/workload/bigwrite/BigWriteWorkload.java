@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Seed 001: one write of an M MiB patterned payload to a full-speed reader in another process that
@@ -109,6 +110,11 @@ public final class BigWriteWorkload implements Workload {
   }
 
   @Override
+  public Set<Impl> arms(Params params) {
+    return Impl.sluiceAndNetty();
+  }
+
+  @Override
   public ChildProgram program(Role role, Impl impl) {
     if (role == Role.PEER) {
       return new HashingReader();
@@ -117,6 +123,7 @@ public final class BigWriteWorkload implements Workload {
         switch (impl) {
           case SLUICE -> SluiceBigWriter::new;
           case NETTY -> NettyBigWriter::new;
+          default -> throw Impl.unsupported(name(), impl);
         });
   }
 

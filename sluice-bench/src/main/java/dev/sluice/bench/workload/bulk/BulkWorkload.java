@@ -18,6 +18,7 @@ import dev.sluice.bench.harness.Workload;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Bulk receive: one connection, the peer sends M MiB as fast as it can (so reads fill the read
@@ -60,6 +61,11 @@ public final class BulkWorkload implements Workload {
   }
 
   @Override
+  public Set<Impl> arms(Params params) {
+    return Impl.sluiceAndNetty();
+  }
+
+  @Override
   public ChildProgram program(Role role, Impl impl) {
     return role == Role.PEER ? new BulkSender() : control -> drive(control, impl);
   }
@@ -72,6 +78,7 @@ public final class BulkWorkload implements Workload {
         switch (impl) {
           case SLUICE -> new SluiceBulkReceiver(params, integrity);
           case NETTY -> new NettyBulkReceiver(params, integrity);
+          default -> throw Impl.unsupported("bulk", impl);
         }) {
       receiver.connect();
       receiver.receive(params.count(WARMUP_MIB) << 20);

@@ -10,6 +10,7 @@ final class EchoImpls {
     return switch (impl) {
       case SLUICE -> new SluiceEchoClients(setup);
       case NETTY -> new NettyEchoClients(setup);
+      default -> throw Impl.unsupported("the echo workloads", impl);
     };
   }
 }

@@ -20,6 +20,7 @@ import dev.sluice.bench.harness.Workload;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Small-message latency: N connections at once, each doing R round trips of a 512 B message against
@@ -73,6 +74,11 @@ public final class PingPongWorkload implements Workload {
   @Override
   public List<String> memoryFlags(Params params) {
     return JvmFlags.maxHeapMiB(512);
+  }
+
+  @Override
+  public Set<Impl> arms(Params params) {
+    return Impl.sluiceAndNetty();
   }
 
   @Override

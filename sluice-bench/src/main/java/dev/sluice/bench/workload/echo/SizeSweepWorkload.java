@@ -22,6 +22,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Seed 002: echo throughput on one connection at message sizes across every threshold (512 B .. 1
@@ -79,6 +80,11 @@ public final class SizeSweepWorkload implements Workload {
   @Override
   public List<String> memoryFlags(Params params) {
     return JvmFlags.maxHeapMiB(512);
+  }
+
+  @Override
+  public Set<Impl> arms(Params params) {
+    return Impl.sluiceAndNetty();
   }
 
   @Override

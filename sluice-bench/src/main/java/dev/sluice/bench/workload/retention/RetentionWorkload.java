@@ -18,6 +18,7 @@ import dev.sluice.bench.harness.Workload;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Seed 000: a client that keeps every chunk it reads, ack-paced so each write lands as its own
@@ -83,6 +84,11 @@ public final class RetentionWorkload implements Workload {
   }
 
   @Override
+  public Set<Impl> arms(Params params) {
+    return Impl.sluiceAndNetty();
+  }
+
+  @Override
   public ChildProgram program(Role role, Impl impl) {
     if (role == Role.PEER) {
       return new ChunkSender();
@@ -91,6 +97,7 @@ public final class RetentionWorkload implements Workload {
         switch (impl) {
           case SLUICE -> SluiceRetainingClient::new;
           case NETTY -> NettyRetainingClient::new;
+          default -> throw Impl.unsupported(name(), impl);
         });
   }
 

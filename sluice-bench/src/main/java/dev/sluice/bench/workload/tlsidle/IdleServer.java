@@ -9,6 +9,9 @@ interface IdleServer extends AutoCloseable {
   /** The port it listens on. */
   int port();
 
+  /** The TLS library the arm runs on, as the report names it; null for plain TCP. */
+  String tlsLibrary();
+
   /** Connections open now (for TLS: past the handshake, with the expected suite). */
   int openConnections();
 

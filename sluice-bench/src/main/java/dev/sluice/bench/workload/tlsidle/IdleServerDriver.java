@@ -7,6 +7,7 @@ import dev.sluice.bench.harness.ChildProgram;
 import dev.sluice.bench.harness.Impl;
 import dev.sluice.bench.harness.Params;
 import dev.sluice.bench.tls.BenchTls;
+import dev.sluice.bench.tls.NettyTls;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -31,9 +32,15 @@ final class IdleServerDriver implements ChildProgram {
     try (IdleServer server =
         switch (impl) {
           case SLUICE -> new SluiceIdleServer(tls);
-          case NETTY -> new NettyIdleServer(tls);
+          case NETTY, NETTY_OPENSSL ->
+              new NettyIdleServer(tls == null ? null : NettyTls.of(impl, tls));
         }) {
-      control.send("LISTENING", "port", server.port());
+      Map<String, Object> listening = new LinkedHashMap<>();
+      listening.put("port", server.port());
+      if (server.tlsLibrary() != null) {
+        listening.put(BenchTls.LIBRARY, server.tlsLibrary());
+      }
+      control.send("LISTENING", listening);
 
       control.await("SETTLE");
       JvmMemory.settle();

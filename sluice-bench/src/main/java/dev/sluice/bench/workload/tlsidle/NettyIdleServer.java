@@ -1,7 +1,6 @@
 package dev.sluice.bench.workload.tlsidle;
 
 import dev.sluice.bench.child.NettySupport;
-import dev.sluice.bench.tls.BenchTls;
 import dev.sluice.bench.tls.NettyTls;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -17,16 +16,19 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The tlsidle server on Netty, one event loop: {@code ServerBootstrap}, NIO, an {@link SslHandler}
- * (JDK provider) for TLS, and an echo handler that writes each read back and flushes at the end of
- * the read batch.
+ * (the arm's provider, {@link NettyTls}) for TLS, and an echo handler that writes each read back
+ * and flushes at the end of the read batch.
  */
 final class NettyIdleServer implements IdleServer {
   private final EventLoopGroup group = NettySupport.group(1);
   private final AtomicInteger open = new AtomicInteger();
   private final Channel server;
+  private final String tlsLibrary;
 
-  NettyIdleServer(BenchTls tls) throws Exception {
-    SslContext ssl = tls == null ? null : NettyTls.server(tls);
+  /** A server speaking TLS with {@code tls}, or plain TCP when it is null. */
+  NettyIdleServer(NettyTls tls) throws Exception {
+    SslContext ssl = tls == null ? null : tls.server();
+    this.tlsLibrary = tls == null ? null : tls.library();
     this.server =
         NettySupport.listen(
             group,
@@ -49,6 +51,11 @@ final class NettyIdleServer implements IdleServer {
   }
 
   @Override
+  public String tlsLibrary() {
+    return tlsLibrary;
+  }
+
+  @Override
   public int openConnections() {
     return open.get();
   }
@@ -65,10 +72,10 @@ final class NettyIdleServer implements IdleServer {
   }
 
   private final class Echo extends ChannelInboundHandlerAdapter {
-    private final BenchTls tls;
+    private final NettyTls tls;
     private boolean counted;
 
-    Echo(BenchTls tls) {
+    Echo(NettyTls tls) {
       this.tls = tls;
     }
 
@@ -86,7 +93,7 @@ final class NettyIdleServer implements IdleServer {
       if (event instanceof SslHandshakeCompletionEvent done && done.isSuccess()) {
         counted = true;
         open.incrementAndGet();
-        tls.checkNegotiated(ctx.pipeline().get(SslHandler.class).engine().getSession());
+        tls.checkNegotiated(ctx.pipeline().get(SslHandler.class).engine());
       }
       ctx.fireUserEventTriggered(event);
     }

@@ -25,8 +25,10 @@ final class SluiceIdleServer implements IdleServer {
   private final EventLoopGroup group = SluiceSupport.group(1);
   private final AtomicInteger open = new AtomicInteger();
   private final Listener listener;
+  private final String tlsLibrary;
 
   SluiceIdleServer(BenchTls tls) throws Exception {
+    this.tlsLibrary = tls == null ? null : tls.jdkLibrary();
     InetSocketAddress any = new InetSocketAddress("127.0.0.1", 0);
     Supplier<ConnectionHandler> echo = () -> new Echo(tls);
     this.listener =
@@ -38,6 +40,11 @@ final class SluiceIdleServer implements IdleServer {
   @Override
   public int port() {
     return ((InetSocketAddress) listener.localAddress()).getPort();
+  }
+
+  @Override
+  public String tlsLibrary() {
+    return tlsLibrary;
   }
 
   @Override

@@ -16,12 +16,15 @@ import dev.sluice.bench.harness.RunResult;
 import dev.sluice.bench.harness.Unit;
 import dev.sluice.bench.harness.Workload;
 import dev.sluice.bench.tls.BenchCertificate;
+import dev.sluice.bench.tls.BenchTls;
 import dev.sluice.bench.tls.TlsVersion;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Idle TLS connections on a server (seed 004's measuring discipline): the measured process is an
@@ -115,11 +118,19 @@ public final class TlsIdleWorkload implements Workload {
   public Map<String, String> conditions(Params params) {
     String measured =
         "the echo server; the peer opens the connections with blocking JDK sockets, the same in"
-            + " both arms";
+            + " every arm";
     if (Transport.parse(params.string(Transport.OPTION)) == Transport.PLAIN) {
       return Map.of("transport", "plain TCP (the control: no TLS)", "measured", measured);
     }
     return TlsVersion.parse(params.string(TlsVersion.OPTION)).conditions(measured);
+  }
+
+  /** Every arm with TLS; plain TCP has no OpenSSL arm (it would be the Netty arm again). */
+  @Override
+  public Set<Impl> arms(Params params) {
+    return Transport.parse(params.string(Transport.OPTION)) == Transport.PLAIN
+        ? Impl.sluiceAndNetty()
+        : EnumSet.of(Impl.SLUICE, Impl.NETTY, Impl.NETTY_OPENSSL);
   }
 
   @Override
@@ -132,47 +143,49 @@ public final class TlsIdleWorkload implements Workload {
     Duration timeout = context.stepTimeout();
     int connections = context.params().intCount(CONNECTIONS);
     Params certificate = BenchCertificate.shared().params();
-    try (ChildProcess measured = context.startMeasured(impl, certificate);
-        ChildProcess peer =
-            context.startPeer(
-                certificate.with(
-                    MeasuredAddress.PORT, measured.await("LISTENING", timeout).field("port")))) {
-      peer.await("WARM", timeout);
-      measured.send("SETTLE");
-      Message baseline = measured.await("SETTLED", timeout);
-      ProcStatus before = measured.procStatus();
-      peer.send("GO");
-      Message connected = peer.await("CONNECTED", timeout);
-      measured.send("SETTLE");
-      Message idle = measured.await("SETTLED", timeout);
-      ProcStatus after = measured.procStatus();
-      if (idle.longValue("connections") != connections
-          || connected.longValue("connections") != connections) {
-        throw new IllegalStateException(
-            "expected "
-                + connections
-                + " idle connections; the server has "
-                + idle.field("connections")
-                + ", the peer "
-                + connected.field("connections"));
-      }
+    try (ChildProcess measured = context.startMeasured(impl, certificate)) {
+      Message listening = measured.await("LISTENING", timeout);
+      try (ChildProcess peer =
+          context.startPeer(certificate.with(MeasuredAddress.PORT, listening.field("port")))) {
+        peer.await("WARM", timeout);
+        measured.send("SETTLE");
+        Message baseline = measured.await("SETTLED", timeout);
+        ProcStatus before = measured.procStatus();
+        peer.send("GO");
+        Message connected = peer.await("CONNECTED", timeout);
+        measured.send("SETTLE");
+        Message idle = measured.await("SETTLED", timeout);
+        ProcStatus after = measured.procStatus();
+        if (idle.longValue("connections") != connections
+            || connected.longValue("connections") != connections) {
+          throw new IllegalStateException(
+              "expected "
+                  + connections
+                  + " idle connections; the server has "
+                  + idle.field("connections")
+                  + ", the peer "
+                  + connected.field("connections"));
+        }
 
-      Map<String, Double> values = new LinkedHashMap<>();
-      values.put(
-          "bytesPerConnection",
-          perConnection(after.vmRssBytes() - before.vmRssBytes(), connections));
-      values.put("heapPerConnection", perConnection(idle, baseline, "heapBytes", connections));
-      values.put("nativePerConnection", perConnection(idle, baseline, "nativeBytes", connections));
-      for (HeapOwner owner : HeapOwner.values()) {
+        Map<String, Double> values = new LinkedHashMap<>();
         values.put(
-            "heapPerConnectionBy." + owner.id(),
-            perConnection(idle.longValue("heapGrowth." + owner.id()), connections));
+            "bytesPerConnection",
+            perConnection(after.vmRssBytes() - before.vmRssBytes(), connections));
+        values.put("heapPerConnection", perConnection(idle, baseline, "heapBytes", connections));
+        values.put(
+            "nativePerConnection", perConnection(idle, baseline, "nativeBytes", connections));
+        for (HeapOwner owner : HeapOwner.values()) {
+          values.put(
+              "heapPerConnectionBy." + owner.id(),
+              perConnection(idle.longValue("heapGrowth." + owner.id()), connections));
+        }
+        values.put("connectMs", connected.number("nanos") / 1e6);
+        return RunResult.of(
+                values,
+                "OK".equals(connected.field("integrity")),
+                "echo: " + connected.field("integrityDetail"))
+            .withNotes(BenchTls.libraryNote(listening));
       }
-      values.put("connectMs", connected.number("nanos") / 1e6);
-      return RunResult.of(
-          values,
-          "OK".equals(connected.field("integrity")),
-          "echo: " + connected.field("integrityDetail"));
     }
   }
 

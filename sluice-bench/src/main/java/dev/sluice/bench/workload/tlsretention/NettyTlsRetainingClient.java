@@ -5,7 +5,6 @@ import dev.sluice.bench.child.PeerAddress;
 import dev.sluice.bench.harness.Params;
 import dev.sluice.bench.integrity.PatternVerifier;
 import dev.sluice.bench.tls.BenchCertificate;
-import dev.sluice.bench.tls.BenchTls;
 import dev.sluice.bench.tls.NettyTls;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
@@ -24,8 +23,8 @@ import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLException;
 
 /**
- * The tlsretention client on Netty: an {@link SslHandler} (JDK provider) in front of a handler that
- * takes every decrypted {@link ByteBuf} {@code channelRead} is given.
+ * The tlsretention client on Netty: an {@link SslHandler} (the arm's provider, {@link NettyTls}) in
+ * front of a handler that takes every decrypted {@link ByteBuf} {@code channelRead} is given.
  */
 final class NettyTlsRetainingClient implements TlsRetainingClient<ByteBuf> {
   private static final RetainedStreams.ChunkOps<ByteBuf> OPS =
@@ -48,13 +47,18 @@ final class NettyTlsRetainingClient implements TlsRetainingClient<ByteBuf> {
 
   private final EventLoopGroup group = NettySupport.group(1);
   private final InetSocketAddress peer;
-  private final BenchTls tls;
+  private final NettyTls tls;
   private final SslContext ssl;
 
-  NettyTlsRetainingClient(Params params, BenchTls tls) throws SSLException {
+  NettyTlsRetainingClient(Params params, NettyTls tls) throws SSLException {
     this.peer = PeerAddress.of(params);
     this.tls = tls;
-    this.ssl = NettyTls.client(tls);
+    this.ssl = tls.client();
+  }
+
+  @Override
+  public String tlsLibrary() {
+    return tls.library();
   }
 
   @Override
@@ -131,7 +135,7 @@ final class NettyTlsRetainingClient implements TlsRetainingClient<ByteBuf> {
                   return;
                 }
                 try {
-                  tls.checkNegotiated(sslHandler.engine().getSession());
+                  tls.checkNegotiated(sslHandler.engine());
                 } catch (IllegalStateException e) {
                   end.completeExceptionally(e);
                   ctx.close();

@@ -54,6 +54,11 @@ final class SluiceTlsRetainingClient implements TlsRetainingClient<Chunk> {
   }
 
   @Override
+  public String tlsLibrary() {
+    return tls.jdkLibrary();
+  }
+
+  @Override
   public RetainedStreams.ChunkOps<Chunk> ops() {
     return OPS;
   }

@@ -8,6 +8,9 @@ package dev.sluice.bench.workload.tlsretention;
  */
 interface TlsRetainingClient<T> extends AutoCloseable {
 
+  /** The TLS library the arm runs on, as the report names it. */
+  String tlsLibrary();
+
   /** How this implementation's chunks are checked, measured and freed. */
   RetainedStreams.ChunkOps<T> ops();
 

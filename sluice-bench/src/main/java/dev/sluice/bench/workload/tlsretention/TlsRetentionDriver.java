@@ -58,7 +58,7 @@ final class TlsRetentionDriver implements ChildProgram {
     JvmMemory.liveHeapBytes(); // the first histogram's own machinery stays live: not in the figure
     long heapBefore = JvmMemory.liveHeapBytes();
     long nativeBefore = client.nativeBytes();
-    control.send("READY");
+    control.send("READY", BenchTls.LIBRARY, client.tlsLibrary());
     control.await("GO");
 
     long start = System.nanoTime();

@@ -16,10 +16,14 @@ import dev.sluice.bench.harness.Steps;
 import dev.sluice.bench.harness.Unit;
 import dev.sluice.bench.harness.Workload;
 import dev.sluice.bench.tls.BenchCertificate;
+import dev.sluice.bench.tls.BenchTls;
+import dev.sluice.bench.tls.NettyTls;
 import dev.sluice.bench.tls.TlsVersion;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Seed 003 scaled up: a TLS client (the measured process) receives a stream on each of several
@@ -109,6 +113,11 @@ public final class TlsRetentionWorkload implements Workload {
   }
 
   @Override
+  public Set<Impl> arms(Params params) {
+    return EnumSet.of(Impl.SLUICE, Impl.NETTY, Impl.NETTY_OPENSSL);
+  }
+
+  @Override
   public ChildProgram program(Role role, Impl impl) {
     if (role == Role.PEER) {
       return new TlsStreamSender();
@@ -116,7 +125,8 @@ public final class TlsRetentionWorkload implements Workload {
     return new TlsRetentionDriver(
         switch (impl) {
           case SLUICE -> SluiceTlsRetainingClient::new;
-          case NETTY -> NettyTlsRetainingClient::new;
+          case NETTY, NETTY_OPENSSL ->
+              (params, tls) -> new NettyTlsRetainingClient(params, NettyTls.of(impl, tls));
         });
   }
 
@@ -130,15 +140,16 @@ public final class TlsRetentionWorkload implements Workload {
                 impl,
                 certificate.with(
                     RunContext.PEER_PORT, peer.await("LISTENING", timeout).field("port")))) {
-      measured.await("READY", timeout);
+      Message ready = measured.await("READY", timeout);
       ProcStatus before = measured.procStatus();
       measured.send("GO");
       Message done = measured.await("DONE", timeout);
       ProcStatus after = measured.procStatus();
       return Steps.result(
-          done,
-          FIELDS,
-          Map.of("rssGrowthBytes", (double) (after.vmRssBytes() - before.vmRssBytes())));
+              done,
+              FIELDS,
+              Map.of("rssGrowthBytes", (double) (after.vmRssBytes() - before.vmRssBytes())))
+          .withNotes(BenchTls.libraryNote(ready));
     }
   }
 }

@@ -2,7 +2,6 @@ package dev.sluice.bench.workload.tlsthroughput;
 
 import dev.sluice.bench.child.NettySupport;
 import dev.sluice.bench.harness.Params;
-import dev.sluice.bench.tls.BenchTls;
 import dev.sluice.bench.tls.NettyTls;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -21,15 +20,17 @@ import javax.net.ssl.SSLException;
 
 /**
  * The tlsthroughput server on Netty: {@code ServerBootstrap}, NIO, one event loop that accepts and
- * serves, an {@link SslHandler} (JDK provider) in front of the sender.
+ * serves, an {@link SslHandler} (the arm's provider, {@link NettyTls}) in front of the sender.
  */
 final class NettyTlsSenderServer implements TlsSenderServer {
   private final EventLoopGroup group = NettySupport.group(1);
   private final Channel server;
+  private final String tlsLibrary;
 
-  NettyTlsSenderServer(Params params, BenchTls tls) throws SSLException, InterruptedException {
+  NettyTlsSenderServer(Params params, NettyTls tls) throws SSLException, InterruptedException {
     ChunkArrays arrays = new ChunkArrays(params.intBytes(TlsThroughputWorkload.CHUNK));
-    SslContext ssl = NettyTls.server(tls);
+    SslContext ssl = tls.server();
+    this.tlsLibrary = tls.library();
     this.server =
         NettySupport.listen(
             group,
@@ -50,18 +51,23 @@ final class NettyTlsSenderServer implements TlsSenderServer {
   }
 
   @Override
+  public String tlsLibrary() {
+    return tlsLibrary;
+  }
+
+  @Override
   public void close() {
     server.close().syncUninterruptibly();
     NettySupport.shutdown(group);
   }
 
   private static final class Sender extends ChannelInboundHandlerAdapter {
-    private final BenchTls tls;
+    private final NettyTls tls;
     private final SslHandler sslHandler;
     private final PatternSender sender;
     private boolean outputShut;
 
-    Sender(BenchTls tls, SslHandler sslHandler, PatternSender sender) {
+    Sender(NettyTls tls, SslHandler sslHandler, PatternSender sender) {
       this.tls = tls;
       this.sslHandler = sslHandler;
       this.sender = sender;
@@ -70,7 +76,7 @@ final class NettyTlsSenderServer implements TlsSenderServer {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
       if (event instanceof SslHandshakeCompletionEvent done && done.isSuccess()) {
-        tls.checkNegotiated(sslHandler.engine().getSession());
+        tls.checkNegotiated(sslHandler.engine());
       }
       ctx.fireUserEventTriggered(event);
     }

@@ -4,7 +4,7 @@ import dev.sluice.bench.integrity.Pattern;
 import java.nio.ByteBuffer;
 
 /**
- * The application logic of one sending connection, the same in both arms: read an 8-byte request
+ * The application logic of one sending connection, the same in every arm: read an 8-byte request
  * (how many bytes to send), then send that much pattern in chunks of a fixed size, as long as the
  * connection is writable; the arm calls {@link #next()} again when it becomes writable, and ends
  * the stream when {@link #finished()}.

@@ -20,9 +20,11 @@ import java.security.GeneralSecurityException;
 final class SluiceTlsSenderServer implements TlsSenderServer {
   private final EventLoopGroup group = SluiceSupport.group(1);
   private final Listener listener;
+  private final String tlsLibrary;
 
   SluiceTlsSenderServer(Params params, BenchTls tls) throws GeneralSecurityException, IOException {
     ChunkArrays arrays = new ChunkArrays(params.intBytes(TlsThroughputWorkload.CHUNK));
+    this.tlsLibrary = tls.jdkLibrary();
     this.listener =
         SluiceTls.server(tls)
             .listen(
@@ -35,6 +37,11 @@ final class SluiceTlsSenderServer implements TlsSenderServer {
   @Override
   public int port() {
     return ((InetSocketAddress) listener.localAddress()).getPort();
+  }
+
+  @Override
+  public String tlsLibrary() {
+    return tlsLibrary;
   }
 
   @Override

@@ -9,6 +9,9 @@ interface TlsSenderServer extends AutoCloseable {
   /** The port it listens on. */
   int port();
 
+  /** The TLS library that encrypts, as the report names it. */
+  String tlsLibrary();
+
   /** Stops listening, closes every connection and stops the implementation's threads. */
   @Override
   void close();

@@ -20,17 +20,20 @@ import dev.sluice.bench.harness.Unit;
 import dev.sluice.bench.harness.Workload;
 import dev.sluice.bench.tls.BenchCertificate;
 import dev.sluice.bench.tls.BenchTls;
+import dev.sluice.bench.tls.NettyTls;
 import dev.sluice.bench.tls.TlsVersion;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Server-to-client TLS throughput (Node's benchmark/tls/throughput-s2c.js shape): the measured
  * process is the TLS server, which sends M MiB of pattern in application writes of {@code --chunk}
- * bytes with backpressure; the peer is a blocking JDK {@code SSLSocket} client, the same in both
- * arms, which verifies every byte and times the transfer. Also reports what the sending took in CPU
+ * bytes with backpressure; the peer is a blocking JDK {@code SSLSocket} client, the same in every
+ * arm, which verifies every byte and times the transfer. Also reports what the sending took in CPU
  * and in peak RSS, both read from outside the sender.
  */
 public final class TlsThroughputWorkload implements Workload {
@@ -95,7 +98,12 @@ public final class TlsThroughputWorkload implements Workload {
     return TlsVersion.parse(params.string(TlsVersion.OPTION))
         .conditions(
             "the TLS server (sender); the receiver is a blocking JDK SSLSocket client in the peer"
-                + " JVM, the same in both arms");
+                + " JVM, the same in every arm");
+  }
+
+  @Override
+  public Set<Impl> arms(Params params) {
+    return EnumSet.of(Impl.SLUICE, Impl.NETTY, Impl.NETTY_OPENSSL);
   }
 
   @Override
@@ -112,9 +120,9 @@ public final class TlsThroughputWorkload implements Workload {
     try (TlsSenderServer server =
         switch (impl) {
           case SLUICE -> new SluiceTlsSenderServer(params, tls);
-          case NETTY -> new NettyTlsSenderServer(params, tls);
+          case NETTY, NETTY_OPENSSL -> new NettyTlsSenderServer(params, NettyTls.of(impl, tls));
         }) {
-      control.send("LISTENING", "port", server.port());
+      control.send("LISTENING", "port", server.port(), BenchTls.LIBRARY, server.tlsLibrary());
       control.await("SETTLE"); // after the peer's warm-up transfer
       JvmMemory.settle();
       control.send("SETTLED");
@@ -126,38 +134,38 @@ public final class TlsThroughputWorkload implements Workload {
   public RunResult run(RunContext context, Impl impl) throws Exception {
     Duration timeout = context.stepTimeout();
     Params certificate = BenchCertificate.shared().params();
-    try (ChildProcess measured = context.startMeasured(impl, certificate);
-        ChildProcess peer =
-            context.startPeer(
-                certificate.with(
-                    MeasuredAddress.PORT, measured.await("LISTENING", timeout).field("port")))) {
-      Message warm = peer.await("WARM", timeout);
-      measured.send("SETTLE");
-      measured.await("SETTLED", timeout);
-      ProcStatus before = measured.procStatus();
-      Duration cpuBefore = measured.cpuTime();
-      boolean hwmReset = measured.resetPeakRss();
-      Message received;
-      long sampledPeak;
-      try (RssSampler sampler = RssSampler.start(measured.pid(), SAMPLE_INTERVAL)) {
-        peer.send("GO");
-        received = peer.await("RECEIVED", timeout);
-        sampledPeak = sampler.maxRssBytes();
+    try (ChildProcess measured = context.startMeasured(impl, certificate)) {
+      Message listening = measured.await("LISTENING", timeout);
+      try (ChildProcess peer =
+          context.startPeer(certificate.with(MeasuredAddress.PORT, listening.field("port")))) {
+        Message warm = peer.await("WARM", timeout);
+        measured.send("SETTLE");
+        measured.await("SETTLED", timeout);
+        ProcStatus before = measured.procStatus();
+        Duration cpuBefore = measured.cpuTime();
+        boolean hwmReset = measured.resetPeakRss();
+        Message received;
+        long sampledPeak;
+        try (RssSampler sampler = RssSampler.start(measured.pid(), SAMPLE_INTERVAL)) {
+          peer.send("GO");
+          received = peer.await("RECEIVED", timeout);
+          sampledPeak = sampler.maxRssBytes();
+        }
+        Duration cpu = measured.cpuTime().minus(cpuBefore);
+        ProcStatus after = measured.procStatus();
+        long peak = Math.max(sampledPeak, after.vmRssBytes());
+        if (hwmReset) {
+          peak = Math.max(peak, after.vmHwmBytes());
+        }
+        long bytes = received.longValue("bytes");
+        double seconds = received.number("nanos") / 1e9;
+        Map<String, Double> values = new LinkedHashMap<>();
+        values.put("mibPerSec", bytes / (double) (1 << 20) / seconds);
+        values.put("senderCpuMsPerGiB", cpu.toNanos() / 1e6 / (bytes / (double) (1L << 30)));
+        values.put("peakRssGrowthBytes", (double) (peak - before.vmRssBytes()));
+        values.put("wallMs", seconds * 1e3);
+        return integrity(values, warm, received).withNotes(BenchTls.libraryNote(listening));
       }
-      Duration cpu = measured.cpuTime().minus(cpuBefore);
-      ProcStatus after = measured.procStatus();
-      long peak = Math.max(sampledPeak, after.vmRssBytes());
-      if (hwmReset) {
-        peak = Math.max(peak, after.vmHwmBytes());
-      }
-      long bytes = received.longValue("bytes");
-      double seconds = received.number("nanos") / 1e9;
-      Map<String, Double> values = new LinkedHashMap<>();
-      values.put("mibPerSec", bytes / (double) (1 << 20) / seconds);
-      values.put("senderCpuMsPerGiB", cpu.toNanos() / 1e6 / (bytes / (double) (1L << 30)));
-      values.put("peakRssGrowthBytes", (double) (peak - before.vmRssBytes()));
-      values.put("wallMs", seconds * 1e3);
-      return integrity(values, warm, received);
     }
   }
 
