@@ -152,7 +152,8 @@ class TlsBadInputTest extends TlsTestBase {
           .write("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
       TlsFailure failure = expectHandshakeFailure(nextAccepted(), Kind.HANDSHAKE_FAILED);
       assertThat(failure.detail()).isEqualTo("a plaintext HTTP request on a TLS port");
-      awaitServerClose(socket);
+      String reply = new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+      assertThat(reply).startsWith("HTTP/1.1 400 Bad Request\r\n").contains("use https://");
     }
     assertBystanderUndisturbed();
   }

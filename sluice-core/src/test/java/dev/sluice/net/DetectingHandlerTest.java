@@ -1,0 +1,196 @@
+package dev.sluice.net;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.memory.BorrowedBytes;
+import dev.sluice.testing.Await;
+import dev.sluice.testing.EmbeddedConnection;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A first stage reads until its detector decides, then hands every byte read so far, in order, to
+ * the next handler, or refuses the connection; in size and time it is bounded.
+ */
+class DetectingHandlerTest {
+
+  /**
+   * Decides once it has seen a newline: "tls..." goes to the next handler, anything else is
+   * refused.
+   */
+  private static final class LineDetector implements Detector {
+    final ConnectionHandler next;
+    int calls;
+
+    LineDetector(ConnectionHandler next) {
+      this.next = next;
+    }
+
+    @Override
+    public Detection detect(Connection connection, ByteBuffer prefix) {
+      calls++;
+      String text = StandardCharsets.US_ASCII.decode(prefix.duplicate()).toString();
+      if (!text.contains("\n")) {
+        return Detection.NEED_MORE;
+      }
+      return text.startsWith("tls")
+          ? Detection.handOver(next)
+          : Detection.reject("unknown_protocol", "not tls: " + text.strip());
+    }
+  }
+
+  /** Records what the next stage is given. */
+  private static final class Next implements ConnectionHandler {
+    final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    final List<Integer> reads = new ArrayList<>();
+    int activations;
+    boolean endOfInput;
+
+    @Override
+    public void onActive(Connection connection) {
+      activations++;
+    }
+
+    @Override
+    public void onRead(Connection connection, BorrowedBytes read) {
+      reads.add(read.length());
+      byte[] copy = read.copy().bytes();
+      bytes.writeBytes(copy);
+    }
+
+    @Override
+    public void onEndOfInput(Connection connection) {
+      endOfInput = true;
+    }
+  }
+
+  private static byte[] ascii(String text) {
+    return text.getBytes(StandardCharsets.US_ASCII);
+  }
+
+  @Test
+  void aDecisionOnTheFirstReadHandsThatReadOverWhole() {
+    Next next = new Next();
+    LineDetector detector = new LineDetector(next);
+    try (EmbeddedConnection c =
+        EmbeddedConnection.open(new DetectingHandler(detector, 64, Duration.ofSeconds(10)))) {
+      c.feed(ascii("tls hello\nrest"));
+      c.feed(ascii(" and more"));
+      assertThat(next.activations).isEqualTo(1);
+      assertThat(next.reads).containsExactly(14, 9);
+      assertThat(next.bytes.toString(StandardCharsets.US_ASCII))
+          .isEqualTo("tls hello\nrest and more");
+      assertThat(detector.calls).as("the detector is done after its decision").isEqualTo(1);
+      assertThat(c.isOpen()).isTrue();
+    }
+  }
+
+  @Test
+  void bytesSplitAcrossReadsArriveInOrderInOneReplay() {
+    Next next = new Next();
+    try (EmbeddedConnection c =
+        EmbeddedConnection.open(
+            new DetectingHandler(new LineDetector(next), 64, Duration.ofSeconds(10)))) {
+      c.run(() -> c.setMaxReadBytes(1));
+      c.feed(ascii("tls\n"));
+      c.run(() -> c.setMaxReadBytes(Integer.MAX_VALUE));
+      c.feed(ascii("after"));
+      assertThat(next.reads).containsExactly(4, 5);
+      assertThat(next.bytes.toString(StandardCharsets.US_ASCII)).isEqualTo("tls\nafter");
+    }
+  }
+
+  @Test
+  void aRejectionClosesWithItsReasonAndNobodyElseSeesTheBytes() {
+    Next next = new Next();
+    try (EmbeddedConnection c =
+        EmbeddedConnection.open(
+            new DetectingHandler(new LineDetector(next), 64, Duration.ofSeconds(10)))) {
+      c.feed(ascii("ssh-2.0\n"));
+      assertThat(c.closeReason())
+          .isEqualTo(new CloseReason.Rejected("unknown_protocol", "not tls: ssh-2.0"));
+      assertThat(next.activations).isZero();
+    }
+  }
+
+  @Test
+  void noDecisionWithinTheLimitIsRefused() {
+    Next next = new Next();
+    try (EmbeddedConnection c =
+        EmbeddedConnection.open(
+            new DetectingHandler(new LineDetector(next), 16, Duration.ofSeconds(10)))) {
+      c.feed(ascii("tls but no newline in sight"));
+      assertThat(c.closeReason()).isInstanceOf(CloseReason.Rejected.class);
+      assertThat(((CloseReason.Rejected) c.closeReason()).label()).isEqualTo("detect_limit");
+      assertThat(next.activations).isZero();
+    }
+  }
+
+  @Test
+  void noDecisionInTimeIsRefused() {
+    Next next = new Next();
+    try (EmbeddedConnection c =
+        EmbeddedConnection.open(
+            new DetectingHandler(new LineDetector(next), 64, Duration.ofMillis(50)))) {
+      c.feed(ascii("tl"));
+      Await.until(() -> !c.isOpen(), () -> "the detection timeout");
+      assertThat(((CloseReason.Rejected) c.closeReason()).label()).isEqualTo("detect_timeout");
+    }
+  }
+
+  @Test
+  void anEndOfInputBeforeADecisionIsRefusedByDefault() {
+    Next next = new Next();
+    try (EmbeddedConnection c =
+        EmbeddedConnection.open(
+            new DetectingHandler(new LineDetector(next), 64, Duration.ofSeconds(10)))) {
+      c.feed(ascii("tl"));
+      c.feedEndOfInput();
+      assertThat(((CloseReason.Rejected) c.closeReason()).label()).isEqualTo("detect_eof");
+    }
+  }
+
+  @Test
+  void aHandOverAtEndOfInputReplaysTheBytesThenTheEnd() {
+    Next next = new Next();
+    Detector eofGoesOn =
+        new Detector() {
+          @Override
+          public Detection detect(Connection connection, ByteBuffer prefix) {
+            return Detection.NEED_MORE;
+          }
+
+          @Override
+          public Detection onEndOfInput(Connection connection, ByteBuffer prefix) {
+            return Detection.handOver(next);
+          }
+        };
+    try (EmbeddedConnection c =
+        EmbeddedConnection.open(new DetectingHandler(eofGoesOn, 64, Duration.ofSeconds(10)))) {
+      c.feed(ascii("short"));
+      c.feedEndOfInput();
+      assertThat(next.bytes.toString(StandardCharsets.US_ASCII)).isEqualTo("short");
+      assertThat(next.endOfInput).isTrue();
+    }
+  }
+
+  @Test
+  void aDetectorThatThrowsClosesThatConnectionWithTheError() {
+    try (EmbeddedConnection c =
+        EmbeddedConnection.open(
+            new DetectingHandler(
+                (connection, prefix) -> {
+                  throw new IllegalStateException("broken detector");
+                },
+                64,
+                Duration.ofSeconds(10)))) {
+      c.feed(ascii("x"));
+      assertThat(c.closeReason()).isInstanceOf(CloseReason.Error.class);
+    }
+  }
+}
