@@ -6,21 +6,29 @@ import dev.sluice.net.EventLoopGroup;
 import dev.sluice.net.Listener;
 import dev.sluice.net.SocketOptions;
 import dev.sluice.net.TransportConfig;
+import dev.sluice.tls.TlsClient;
+import dev.sluice.tls.TlsClientConfig;
+import dev.sluice.tls.TlsServer;
+import dev.sluice.tls.TlsServerConfig;
 import java.io.IOException;
 import java.net.SocketAddress;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
 import java.util.function.Supplier;
 
 /**
- * An event loop group with one listener on a loopback address: both ends of every test connection
- * live in it. Closing it closes every connection and frees every slab.
+ * An event loop group with one listener on a loopback address, plain or TLS: both ends of every
+ * test connection live in it. Closing it closes every connection and frees every slab.
  */
 public final class Loopback implements AutoCloseable {
   private final EventLoopGroup group;
   private final Listener listener;
+  private final TlsClient tlsClient;
 
-  private Loopback(EventLoopGroup group, Listener listener) {
+  private Loopback(EventLoopGroup group, Listener listener, TlsClient tlsClient) {
     this.group = group;
     this.listener = listener;
+    this.tlsClient = tlsClient;
   }
 
   /**
@@ -36,7 +44,7 @@ public final class Loopback implements AutoCloseable {
       throws IOException {
     EventLoopGroup group = new EventLoopGroup(config);
     try {
-      return new Loopback(group, group.listen(bindAddress, serverOptions, serverHandlers));
+      return new Loopback(group, group.listen(bindAddress, serverOptions, serverHandlers), null);
     } catch (IOException | RuntimeException e) {
       group.close();
       throw e;
@@ -50,6 +58,44 @@ public final class Loopback implements AutoCloseable {
       Supplier<? extends ConnectionHandler> serverHandlers)
       throws IOException {
     return start(config, bindAddress, SocketOptions.defaults(), serverHandlers);
+  }
+
+  /**
+   * Starts a group of two loops for one cell of the stream matrix: its transport (bound in {@code
+   * dir} for Unix sockets), its write cap, and for TLS a server with the test PKI's certificate and
+   * clients that verify it.
+   */
+  public static Loopback start(
+      StreamCase cell,
+      Path dir,
+      SocketOptions serverOptions,
+      Supplier<? extends ConnectionHandler> serverHandlers)
+      throws IOException {
+    TransportConfig config = cell.config(TransportConfig.defaults().withEventLoops(2));
+    if (!cell.tls()) {
+      return start(config, cell.transport().bindAddress(dir), serverOptions, serverHandlers);
+    }
+    EventLoopGroup group = new EventLoopGroup(config);
+    try {
+      TestPki pki = TestPki.get();
+      String protocol = cell.security().protocol();
+      TlsServer server =
+          TlsServer.create(TlsServerConfig.of(pki.serverKeyMaterial()).withProtocols(protocol));
+      TlsClient client =
+          TlsClient.create(
+              TlsClientConfig.trusting(pki.caTrust())
+                  .withServerName("localhost")
+                  .withProtocols(protocol));
+      Listener listener =
+          server.listen(group, cell.transport().bindAddress(dir), serverOptions, serverHandlers);
+      return new Loopback(group, listener, client);
+    } catch (GeneralSecurityException e) {
+      group.close();
+      throw new IllegalStateException("the test PKI did not load", e);
+    } catch (IOException | RuntimeException e) {
+      group.close();
+      throw e;
+    }
   }
 
   /** The group both ends live in. */
@@ -72,8 +118,12 @@ public final class Loopback implements AutoCloseable {
     return connect(SocketOptions.defaults(), handler);
   }
 
-  /** Connects a client and waits until it is active. */
+  /** Connects a client (TLS when the listener speaks it) and waits until it is active. */
   public Connection connect(SocketOptions options, ConnectionHandler handler) {
+    if (tlsClient != null) {
+      return Await.result(
+          tlsClient.connect(group, address(), options, handler), "TLS connect to " + address());
+    }
     return Await.result(group.connect(address(), options, handler), "connect to " + address());
   }
 

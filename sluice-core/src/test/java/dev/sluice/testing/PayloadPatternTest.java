@@ -14,11 +14,11 @@ class PayloadPatternTest {
 
   @Test
   void everyBlockStartsWithItsOffset() {
-    ByteBuffer stream = ByteBuffer.allocate(5 * PayloadPattern.STAMP_INTERVAL + 17);
+    ByteBuffer stream = ByteBuffer.allocate(5 * PayloadPattern.BLOCK + 17);
     pattern.fill(stream, 0);
-    for (int block = 0; block * PayloadPattern.STAMP_INTERVAL < stream.capacity() - 8; block++) {
-      assertThat(stream.getLong(block * PayloadPattern.STAMP_INTERVAL))
-          .isEqualTo((long) block * PayloadPattern.STAMP_INTERVAL);
+    for (int block = 0; block * PayloadPattern.BLOCK < stream.capacity() - 8; block++) {
+      assertThat(stream.getLong(block * PayloadPattern.BLOCK))
+          .isEqualTo((long) block * PayloadPattern.BLOCK);
     }
   }
 
@@ -52,7 +52,7 @@ class PayloadPatternTest {
 
   @Test
   void reorderingTwoBlocksChangesTheDigest() {
-    int size = 8 * PayloadPattern.STAMP_INTERVAL;
+    int size = 8 * PayloadPattern.BLOCK;
     byte[] bytes = new byte[size];
     pattern.fill(ByteBuffer.wrap(bytes), 0);
     byte[] swapped = bytes.clone();

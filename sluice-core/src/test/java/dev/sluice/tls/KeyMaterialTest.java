@@ -3,6 +3,7 @@ package dev.sluice.tls;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.testing.TestPki;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.interfaces.ECPrivateKey;

@@ -10,6 +10,9 @@ import dev.sluice.net.Connection;
 import dev.sluice.net.EventLoopGroup;
 import dev.sluice.net.Listener;
 import dev.sluice.net.SocketOptions;
+import dev.sluice.testing.RecordingHandler;
+import dev.sluice.testing.TestPki;
+import dev.sluice.testing.TlsTestBase;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
@@ -44,7 +47,7 @@ class TlsBadInputTest extends TlsTestBase {
   /** Echoes what it reads. */
   static final class Echo extends RecordingHandler {
     @Override
-    void onBytes(Connection connection, byte[] bytes) {
+    protected void onBytes(Connection connection, byte[] bytes) {
       super.onBytes(connection, bytes);
       connection.write(ByteBuffer.wrap(bytes));
     }
@@ -83,22 +86,22 @@ class TlsBadInputTest extends TlsTestBase {
     await(bystander.write(ByteBuffer.wrap("ping".getBytes(StandardCharsets.US_ASCII))));
     await(echoed);
     assertThat(bystander.isOpen()).isTrue();
-    assertThat(bystanderServer.closed).isNotDone();
-    assertThat(bystanderClient.closed).isNotDone();
+    assertThat(bystanderServer.closed()).isNotDone();
+    assertThat(bystanderClient.closed()).isNotDone();
   }
 
   private TlsFailure expectHandshakeFailure(RecordingHandler server, Kind kind) throws Exception {
-    CloseReason reason = await(server.handshakeFailed);
+    CloseReason reason = await(server.handshakeFailed());
     assertThat(reason).isInstanceOf(TlsFailure.class);
     TlsFailure failure = (TlsFailure) reason;
     assertThat(failure.kind()).isEqualTo(kind);
-    assertThat(server.active).as("a failed handshake never reaches onActive").isNotDone();
-    assertThat(server.closed).as("nor onClose").isNotDone();
+    assertThat(server.tlsActive()).as("a failed handshake never reaches onActive").isNotDone();
+    assertThat(server.closed()).as("nor onClose").isNotDone();
     return failure;
   }
 
   private TlsFailure expectClosed(RecordingHandler server, Kind kind) throws Exception {
-    CloseReason reason = await(server.closed);
+    CloseReason reason = await(server.closed());
     assertThat(reason).isInstanceOf(TlsFailure.class);
     assertThat(((TlsFailure) reason).kind()).isEqualTo(kind);
     return (TlsFailure) reason;
@@ -203,7 +206,7 @@ class TlsBadInputTest extends TlsTestBase {
         .isInstanceOf(ExecutionException.class)
         .cause()
         .isInstanceOf(TlsHandshakeException.class);
-    assertThat(handler.active).isNotDone();
+    assertThat(handler.tlsActive()).isNotDone();
     if (requested.equals("unknown.test")) {
       assertThat(failure.detail()).containsIgnoringCase("unrecognized");
     }
@@ -245,7 +248,7 @@ class TlsBadInputTest extends TlsTestBase {
     // server's alert: either way the client connection ends with a TLS failure.
     try {
       await(future);
-      assertThat(await(handler.closed)).isInstanceOf(TlsFailure.class);
+      assertThat(await(handler.closed())).isInstanceOf(TlsFailure.class);
     } catch (ExecutionException e) {
       assertThat(e.getCause()).isInstanceOf(TlsHandshakeException.class);
     }
@@ -268,7 +271,7 @@ class TlsBadInputTest extends TlsTestBase {
     try (RawTlsPeer peer = rawPeer(protocol)) {
       peer.handshake();
       RecordingHandler server = nextAccepted();
-      await(server.active);
+      await(server.tlsActive());
       byte[] record = peer.record(new byte[3000]);
       peer.send(Arrays.copyOf(record, record.length / 2));
       peer.shutdownOutput();
@@ -292,7 +295,7 @@ class TlsBadInputTest extends TlsTestBase {
       peer.shutdownOutput();
       TlsFailure failure = expectClosed(server, Kind.TRUNCATED);
       assertThat(failure.detail()).contains("without close_notify");
-      assertThat(server.endOfInput).as("a truncation is not an end of input").isNotDone();
+      assertThat(server.endOfInput()).as("a truncation is not an end of input").isNotDone();
       assertThat(server.text()).isEqualTo("hello");
     }
     assertBystanderUndisturbed();
@@ -304,7 +307,7 @@ class TlsBadInputTest extends TlsTestBase {
     try (RawTlsPeer peer = rawPeer("TLSv1.3")) {
       peer.handshake();
       RecordingHandler server = nextAccepted();
-      await(server.active);
+      await(server.tlsActive());
       byte[] header = {0x17, 0x03, 0x03, (byte) 0xff, (byte) 0xff};
       byte[] start = Arrays.copyOf(header, 105);
       peer.send(start); // 65535 B announced, 100 sent: waiting for the rest would hang the test
@@ -321,7 +324,7 @@ class TlsBadInputTest extends TlsTestBase {
     try (RawTlsPeer peer = rawPeer("TLSv1.2")) {
       peer.handshake();
       RecordingHandler server = nextAccepted();
-      await(server.active);
+      await(server.tlsActive());
       int length = (1 << 14) + 2048 + 1; // one byte over TLS 1.2's ciphertext limit
       byte[] record = new byte[5 + length];
       new Random(7).nextBytes(record);
@@ -348,7 +351,7 @@ class TlsBadInputTest extends TlsTestBase {
             () ->
                 new RecordingHandler() {
                   @Override
-                  void onBytes(Connection connection, byte[] bytes) {
+                  protected void onBytes(Connection connection, byte[] bytes) {
                     accepted.add(this);
                     throw boom;
                   }
@@ -358,9 +361,9 @@ class TlsBadInputTest extends TlsTestBase {
     await(connection.write(ByteBuffer.wrap(new byte[] {1})));
 
     RecordingHandler server = nextAccepted();
-    assertThat(await(server.closed)).isEqualTo(new CloseReason.Error(boom));
-    await(client.endOfInput); // close_notify was sent: an orderly end, not a truncation
-    assertThat(await(client.closed)).isEqualTo(CloseReason.NORMAL);
+    assertThat(await(server.closed())).isEqualTo(new CloseReason.Error(boom));
+    await(client.endOfInput()); // close_notify was sent: an orderly end, not a truncation
+    assertThat(await(client.closed())).isEqualTo(CloseReason.NORMAL);
     assertBystanderUndisturbed();
   }
 }

@@ -8,6 +8,10 @@ import dev.sluice.net.EventLoopGroup;
 import dev.sluice.net.Listener;
 import dev.sluice.net.SocketOptions;
 import dev.sluice.net.TransportConfig;
+import dev.sluice.testing.PayloadPattern;
+import dev.sluice.testing.RecordingHandler;
+import dev.sluice.testing.Sha256;
+import dev.sluice.testing.TlsTestBase;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -34,7 +38,7 @@ class TlsBasicsTest extends TlsTestBase {
     RecordingHandler server =
         new RecordingHandler() {
           @Override
-          void onBytes(Connection connection, byte[] bytes) {
+          protected void onBytes(Connection connection, byte[] bytes) {
             super.onBytes(connection, bytes);
             connection.write(ByteBuffer.wrap(bytes));
           }
@@ -50,9 +54,9 @@ class TlsBasicsTest extends TlsTestBase {
     assertThat(client.text()).isEqualTo("hello");
 
     connection.close();
-    assertThat(await(client.closed)).isEqualTo(CloseReason.NORMAL);
-    await(server.endOfInput);
-    assertThat(await(server.closed)).isEqualTo(CloseReason.NORMAL);
+    assertThat(await(client.closed())).isEqualTo(CloseReason.NORMAL);
+    await(server.endOfInput());
+    assertThat(await(server.closed())).isEqualTo(CloseReason.NORMAL);
     assertThat(awaitQuiet(group)).matches(TlsTestBase::quiet);
   }
 
@@ -60,7 +64,7 @@ class TlsBasicsTest extends TlsTestBase {
   @ValueSource(ints = {1, 20_000, 40_000, 1 << 20})
   void runsOverUnixDomainSocketsWithExactSizeChunks(int size, @TempDir Path dir) throws Exception {
     EventLoopGroup group = group();
-    ByteBuffer payload = RecordingHandler.payload(size, size, false);
+    ByteBuffer payload = new PayloadPattern(size).buffer(size, false);
     RecordingHandler server =
         new RecordingHandler() {
           @Override
@@ -84,10 +88,10 @@ class TlsBasicsTest extends TlsTestBase {
         TlsClient.create(clientConfig())
             .connect(group, listener.localAddress(), SocketOptions.defaults(), client));
 
-    assertThat(await(hash)).isEqualTo(RecordingHandler.sha256(payload));
-    await(client.endOfInput);
-    assertThat(await(client.closed)).isEqualTo(CloseReason.NORMAL);
-    assertThat(client.violations).isEmpty();
+    assertThat(await(hash)).isEqualTo(Sha256.hex(payload));
+    await(client.endOfInput());
+    assertThat(await(client.closed())).isEqualTo(CloseReason.NORMAL);
+    assertThat(client.violations()).isEmpty();
     listener.close();
   }
 
@@ -106,7 +110,7 @@ class TlsBasicsTest extends TlsTestBase {
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> await(future))
         .cause()
         .isInstanceOf(ConnectException.class);
-    assertThat(handler.active).isNotDone();
+    assertThat(handler.tlsActive()).isNotDone();
   }
 
   @Test
@@ -123,9 +127,9 @@ class TlsBasicsTest extends TlsTestBase {
     RecordingHandler client = new RecordingHandler();
     connect(group, clientConfig(), listener, client);
 
-    assertThat(await(server.closed)).isEqualTo(new CloseReason.IdleTimeout(1500));
+    assertThat(await(server.closed())).isEqualTo(new CloseReason.IdleTimeout(1500));
     // The server's transport closed without close_notify: to the client, a truncation.
-    assertThat(await(client.closed)).isInstanceOf(CloseReason.TlsFailure.class);
+    assertThat(await(client.closed())).isInstanceOf(CloseReason.TlsFailure.class);
     listener.close();
   }
 }

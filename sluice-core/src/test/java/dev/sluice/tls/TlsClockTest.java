@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.net.EventLoopGroup;
 import dev.sluice.net.Listener;
 import dev.sluice.net.TransportConfig;
+import dev.sluice.testing.RecordingHandler;
+import dev.sluice.testing.TlsTestBase;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;

@@ -5,10 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.net.CloseReason;
 import dev.sluice.net.CloseReason.TlsFailure;
 import dev.sluice.net.CloseReason.TlsFailure.Kind;
-import dev.sluice.net.Connection;
 import dev.sluice.net.EventLoopGroup;
 import dev.sluice.net.Listener;
 import dev.sluice.net.SocketOptions;
+import dev.sluice.testing.RecordingHandler;
+import dev.sluice.testing.TlsTestBase;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.BlockingQueue;
@@ -28,12 +29,8 @@ class TlsCloseRacesTest extends TlsTestBase {
   private final BlockingQueue<RecordingHandler> accepted = new LinkedBlockingQueue<>();
 
   /** Keeps its output open when the peer's ends (TLS 1.3 half-close). */
-  static final class HalfOpen extends RecordingHandler {
-    @Override
-    public void onEndOfInput(Connection connection) {
-      endOfInputCalls.incrementAndGet();
-      endOfInput.complete(null);
-    }
+  private static RecordingHandler halfOpen() {
+    return new RecordingHandler(false);
   }
 
   private Listener start(EventLoopGroup group, java.util.function.Supplier<RecordingHandler> make)
@@ -57,16 +54,16 @@ class TlsCloseRacesTest extends TlsTestBase {
   @Test
   void dataAfterCloseNotifyEndsInputOnceThenIsAProtocolError() throws Exception {
     EventLoopGroup group = group();
-    Listener listener = start(group, HalfOpen::new);
+    Listener listener = start(group, TlsCloseRacesTest::halfOpen);
     try (RawTlsPeer peer = new RawTlsPeer(listener.localAddress(), pki.caTrust(), "TLSv1.3")) {
       peer.handshake();
       RecordingHandler server = nextAccepted();
-      await(server.active);
+      await(server.tlsActive());
       var hello = server.expect(5);
       peer.send(peer.record("hello".getBytes(StandardCharsets.US_ASCII)));
       await(hello);
       peer.send(peer.closeNotify());
-      await(server.endOfInput);
+      await(server.endOfInput());
       peer.send(new byte[] {23, 3, 3, 0, 1, 42}); // a record after the close
       try {
         Thread.sleep(50);
@@ -74,11 +71,11 @@ class TlsCloseRacesTest extends TlsTestBase {
       } catch (java.io.IOException closed) {
         // the server closed at the first one
       }
-      CloseReason reason = await(server.closed);
+      CloseReason reason = await(server.closed());
       assertThat(reason).isInstanceOf(TlsFailure.class);
       assertThat(((TlsFailure) reason).kind()).isEqualTo(Kind.PROTOCOL_ERROR);
       assertThat(((TlsFailure) reason).detail()).contains("after close_notify");
-      assertThat(server.endOfInputCalls).hasValue(1);
+      assertThat(server.endOfInputCalls()).isEqualTo(1);
     }
   }
 
@@ -86,19 +83,19 @@ class TlsCloseRacesTest extends TlsTestBase {
   @ValueSource(strings = {"TLSv1.2", "TLSv1.3"})
   void bytesBehindCloseNotifyInTheSameReadAreAProtocolError(String protocol) throws Exception {
     EventLoopGroup group = group();
-    Listener listener = start(group, HalfOpen::new);
+    Listener listener = start(group, TlsCloseRacesTest::halfOpen);
     try (RawTlsPeer peer = new RawTlsPeer(listener.localAddress(), pki.caTrust(), protocol)) {
       peer.handshake();
       RecordingHandler server = nextAccepted();
-      await(server.active);
+      await(server.tlsActive());
       byte[] close = peer.closeNotify();
       byte[] both = java.util.Arrays.copyOf(close, close.length + 6);
       System.arraycopy(new byte[] {23, 3, 3, 0, 1, 42}, 0, both, close.length, 6);
       peer.send(both);
-      CloseReason reason = await(server.closed);
+      CloseReason reason = await(server.closed());
       assertThat(reason).isInstanceOf(TlsFailure.class);
       assertThat(((TlsFailure) reason).kind()).isEqualTo(Kind.PROTOCOL_ERROR);
-      assertThat(server.endOfInputCalls.get()).isLessThanOrEqualTo(1);
+      assertThat(server.endOfInputCalls()).isLessThanOrEqualTo(1);
     }
   }
 
@@ -123,7 +120,7 @@ class TlsCloseRacesTest extends TlsTestBase {
         await(
             TlsClient.create(clientConfig()).connect(group, listener.localAddress(), tiny, client));
     RecordingHandler server = nextAccepted();
-    await(server.active).pauseReading();
+    await(server.tlsActive()).pauseReading();
     CompletableFuture<Throwable> small = new CompletableFuture<>();
     CompletableFuture<Throwable> big = new CompletableFuture<>();
     connection
@@ -161,6 +158,6 @@ class TlsCloseRacesTest extends TlsTestBase {
         org.junit.jupiter.api.Assertions.assertThrows(
             ExecutionException.class, () -> future.get(TIMEOUT_SECONDS, TimeUnit.SECONDS));
     assertThat(failure.getCause()).isInstanceOf(TlsHandshakeException.class);
-    assertThat(await(client.handshakeFailed)).isInstanceOf(TlsFailure.class);
+    assertThat(await(client.handshakeFailed())).isInstanceOf(TlsFailure.class);
   }
 }

@@ -7,6 +7,10 @@ import dev.sluice.net.Connection;
 import dev.sluice.net.EventLoopGroup;
 import dev.sluice.net.Listener;
 import dev.sluice.net.TransportConfig;
+import dev.sluice.testing.PayloadPattern;
+import dev.sluice.testing.RecordingHandler;
+import dev.sluice.testing.Sha256;
+import dev.sluice.testing.TlsTestBase;
 import java.nio.ByteBuffer;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -47,8 +51,8 @@ class TlsExactSizeTest extends TlsTestBase {
 
   private void transfer(TransportConfig config, String protocol, int size) throws Exception {
     EventLoopGroup group = group(config);
-    ByteBuffer payload = RecordingHandler.payload(size, size, false);
-    String expected = RecordingHandler.sha256(payload);
+    ByteBuffer payload = new PayloadPattern(size).buffer(size, false);
+    String expected = Sha256.hex(payload);
     Listener listener =
         listen(
             group,
@@ -67,12 +71,12 @@ class TlsExactSizeTest extends TlsTestBase {
     connect(group, clientConfig(), listener, client);
 
     assertThat(await(hash)).isEqualTo(expected);
-    await(client.endOfInput);
-    assertThat(await(client.closed)).isEqualTo(CloseReason.NORMAL);
-    assertThat(client.violations).isEmpty();
-    assertThat(client.chunks).isPositive();
+    await(client.endOfInput());
+    assertThat(await(client.closed())).isEqualTo(CloseReason.NORMAL);
+    assertThat(client.violations()).isEmpty();
+    assertThat(client.chunks()).isPositive();
     if (size <= config.copyThreshold()) {
-      assertThat(client.handedOffChunks).isZero();
+      assertThat(client.handedOffChunks()).isZero();
     }
     assertThat(awaitQuiet(group)).matches(TlsTestBase::quiet);
   }

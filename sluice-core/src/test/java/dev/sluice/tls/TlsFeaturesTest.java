@@ -10,6 +10,11 @@ import dev.sluice.net.EventLoopGroup;
 import dev.sluice.net.Listener;
 import dev.sluice.net.SocketOptions;
 import dev.sluice.net.TransportConfig;
+import dev.sluice.testing.PayloadPattern;
+import dev.sluice.testing.RecordingHandler;
+import dev.sluice.testing.Sha256;
+import dev.sluice.testing.TestPki;
+import dev.sluice.testing.TlsTestBase;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.cert.X509Certificate;
@@ -53,7 +58,7 @@ class TlsFeaturesTest extends TlsTestBase {
             new RecordingHandler());
     String want = expected.isEmpty() ? null : expected;
     assertThat(connection.applicationProtocol()).isEqualTo(want);
-    assertThat(await(serverHandler.active).applicationProtocol()).isEqualTo(want);
+    assertThat(await(serverHandler.tlsActive()).applicationProtocol()).isEqualTo(want);
   }
 
   private static String[] split(String list) {
@@ -70,7 +75,7 @@ class TlsFeaturesTest extends TlsTestBase {
             .connect(
                 group, listener.localAddress(), SocketOptions.defaults(), new RecordingHandler());
     assertThatThrownBy(() -> await(future)).cause().isInstanceOf(TlsHandshakeException.class);
-    assertThat(((CloseReason.TlsFailure) await(server.handshakeFailed)).detail())
+    assertThat(((CloseReason.TlsFailure) await(server.handshakeFailed())).detail())
         .contains("no_application_protocol");
   }
 
@@ -122,8 +127,8 @@ class TlsFeaturesTest extends TlsTestBase {
         .cause()
         .isInstanceOf(TlsHandshakeException.class)
         .hasMessageContaining("wrong.test");
-    assertThat(client.active).isNotDone();
-    assertThat(await(server.handshakeFailed)).isInstanceOf(CloseReason.TlsFailure.class);
+    assertThat(client.tlsActive()).isNotDone();
+    assertThat(await(server.handshakeFailed())).isInstanceOf(CloseReason.TlsFailure.class);
 
     // The same check is off on request (the chain is still verified).
     TlsConnection unchecked =
@@ -170,7 +175,7 @@ class TlsFeaturesTest extends TlsTestBase {
         clientConfig().withClientKey(KeyMaterial.fromPem(pki.clientCert, pki.clientKey)),
         listener,
         new RecordingHandler());
-    assertThat(subject(await(server.active))).isEqualTo("CN=test-client");
+    assertThat(subject(await(server.tlsActive()))).isEqualTo("CN=test-client");
   }
 
   @Test
@@ -189,7 +194,7 @@ class TlsFeaturesTest extends TlsTestBase {
             .connect(
                 group, listener.localAddress(), SocketOptions.defaults(), new RecordingHandler());
     assertThatThrownBy(() -> await(future)).cause().isInstanceOf(TlsHandshakeException.class);
-    assertThat(((CloseReason.TlsFailure) await(server.handshakeFailed)).detail())
+    assertThat(((CloseReason.TlsFailure) await(server.handshakeFailed())).detail())
         .contains("Empty client certificate chain");
   }
 
@@ -201,7 +206,7 @@ class TlsFeaturesTest extends TlsTestBase {
         listen(
             group, serverConfig().withClientAuth(ClientAuth.OPTIONAL, pki.caTrust()), () -> server);
     connect(group, clientConfig(), listener, new RecordingHandler());
-    assertThatThrownBy(() -> await(server.active).session().getPeerCertificates())
+    assertThatThrownBy(() -> await(server.tlsActive()).session().getPeerCertificates())
         .isInstanceOf(javax.net.ssl.SSLPeerUnverifiedException.class);
   }
 
@@ -213,7 +218,7 @@ class TlsFeaturesTest extends TlsTestBase {
         new RecordingHandler() {
           @Override
           public void onEndOfInput(Connection connection) {
-            endOfInput.complete(null);
+            endOfInput().complete(null);
             connection.write(ascii("response after your close_notify"));
             connection.shutdownOutput();
           }
@@ -224,12 +229,12 @@ class TlsFeaturesTest extends TlsTestBase {
 
     await(connection.write(ascii("request")));
     connection.shutdownOutput();
-    await(server.endOfInput);
-    await(client.endOfInput);
+    await(server.endOfInput());
+    await(client.endOfInput());
     assertThat(client.text()).isEqualTo("response after your close_notify");
     assertThat(server.text()).isEqualTo("request");
-    assertThat(await(client.closed)).isEqualTo(CloseReason.NORMAL);
-    assertThat(await(server.closed)).isEqualTo(CloseReason.NORMAL);
+    assertThat(await(client.closed())).isEqualTo(CloseReason.NORMAL);
+    assertThat(await(server.closed())).isEqualTo(CloseReason.NORMAL);
   }
 
   @Test
@@ -240,7 +245,7 @@ class TlsFeaturesTest extends TlsTestBase {
         new RecordingHandler() {
           @Override
           public void onEndOfInput(Connection connection) {
-            endOfInput.complete(null);
+            endOfInput().complete(null);
             connection.write(ascii("too late"), lateWrite::complete);
             connection.shutdownOutput();
           }
@@ -250,12 +255,12 @@ class TlsFeaturesTest extends TlsTestBase {
     TlsConnection connection = connect(group, clientConfig(), listener, client);
 
     connection.shutdownOutput();
-    await(server.endOfInput);
+    await(server.endOfInput());
     assertThat(await(lateWrite)).isInstanceOf(ConnectionClosedException.class);
-    await(client.endOfInput);
+    await(client.endOfInput());
     assertThat(client.received()).isZero();
-    assertThat(await(client.closed)).isEqualTo(CloseReason.NORMAL);
-    assertThat(await(server.closed)).isEqualTo(CloseReason.NORMAL);
+    assertThat(await(client.closed())).isEqualTo(CloseReason.NORMAL);
+    assertThat(await(server.closed())).isEqualTo(CloseReason.NORMAL);
   }
 
   @Test
@@ -266,7 +271,7 @@ class TlsFeaturesTest extends TlsTestBase {
         new RecordingHandler() {
           @Override
           public void onEndOfInput(Connection connection) {
-            endOfInput.complete(null);
+            endOfInput().complete(null);
           }
         };
     Listener listener = listen(group, serverConfig().withProtocols("TLSv1.3"), () -> server);
@@ -274,14 +279,14 @@ class TlsFeaturesTest extends TlsTestBase {
     TlsConnection connection = connect(group, clientConfig(), listener, client);
 
     connection.shutdownOutput();
-    await(server.endOfInput);
+    await(server.endOfInput());
     assertThat(connection.isOpen()).isTrue();
     assertThatThrownBy(() -> await(connection.write(ascii("x"))))
         .cause()
         .isInstanceOf(ConnectionClosedException.class)
         .hasMessageContaining("shut down");
     connection.close();
-    await(client.closed);
+    await(client.closed());
     assertThatThrownBy(() -> await(connection.write(ascii("x"))))
         .cause()
         .isInstanceOf(ConnectionClosedException.class)
@@ -320,12 +325,12 @@ class TlsFeaturesTest extends TlsTestBase {
       int index = i;
       last =
           connection
-              .write(RecordingHandler.payload(size, i, i % 2 == 0))
+              .write(new PayloadPattern(i).buffer(size, i % 2 == 0))
               .thenRun(() -> order.append(index).append(','));
     }
     await(notWritable);
     assertThat(connection.isWritable()).isFalse();
-    await(server.active).resumeReading();
+    await(server.tlsActive()).resumeReading();
     await(received);
     await(last);
     await(writableAgain);
@@ -350,7 +355,7 @@ class TlsFeaturesTest extends TlsTestBase {
     Listener listener = listen(group, serverConfig(), () -> server);
     RecordingHandler client = new RecordingHandler();
     TlsConnection connection = connect(group, clientConfig(), listener, client);
-    ByteBuffer payload = RecordingHandler.payload(8 << 20, 9, false);
+    ByteBuffer payload = new PayloadPattern(9).buffer(8 << 20, false);
     var received = server.expect(payload.remaining());
     CompletableFuture<Void> written = new CompletableFuture<>();
     byte[] scratch = new byte[payload.remaining()];
@@ -364,8 +369,8 @@ class TlsFeaturesTest extends TlsTestBase {
               // The source is the caller's again: scribbling on it must not change what is sent.
               java.util.Arrays.fill(scratch, (byte) 0);
             });
-    await(server.active).resumeReading();
-    assertThat(await(received)).isEqualTo(RecordingHandler.sha256(payload));
+    await(server.tlsActive()).resumeReading();
+    assertThat(await(received)).isEqualTo(Sha256.hex(payload));
     await(written);
     assertThat(awaitQuiet(group)).matches(TlsTestBase::quiet);
   }

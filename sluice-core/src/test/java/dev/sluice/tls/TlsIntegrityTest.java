@@ -7,6 +7,10 @@ import dev.sluice.net.Connection;
 import dev.sluice.net.EventLoopGroup;
 import dev.sluice.net.Listener;
 import dev.sluice.net.TransportConfig;
+import dev.sluice.testing.PayloadPattern;
+import dev.sluice.testing.RecordingHandler;
+import dev.sluice.testing.Sha256;
+import dev.sluice.testing.TlsTestBase;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Random;
@@ -68,7 +72,7 @@ class TlsIntegrityTest extends TlsTestBase {
     }
 
     @Override
-    void onBytes(Connection connection, byte[] bytes) {
+    protected void onBytes(Connection connection, byte[] bytes) {
       super.onBytes(connection, bytes);
       if (random.nextInt(8) == 0) {
         pauses++;
@@ -86,8 +90,8 @@ class TlsIntegrityTest extends TlsTestBase {
       String protocol, int writeCap, boolean direct) throws Exception {
     EventLoopGroup group =
         group(TransportConfig.defaults().withEventLoops(2).withMaxBytesPerSocketWrite(writeCap));
-    ByteBuffer toClient = RecordingHandler.payload(PAYLOAD, 1, direct);
-    ByteBuffer toServer = RecordingHandler.payload(PAYLOAD - 12345, 2, direct);
+    ByteBuffer toClient = new PayloadPattern(1).buffer(PAYLOAD, direct);
+    ByteBuffer toServer = new PayloadPattern(2).buffer(PAYLOAD - 12345, direct);
     Peer server = new Peer(toClient, 3);
     Peer client = new Peer(toServer, 4);
     var serverHash = server.expect(toServer.remaining());
@@ -95,20 +99,20 @@ class TlsIntegrityTest extends TlsTestBase {
     Listener listener = listen(group, serverConfig().withProtocols(protocol), () -> server);
     connect(group, clientConfig().withProtocols(protocol), listener, client);
 
-    assertThat(await(clientHash)).isEqualTo(RecordingHandler.sha256(toClient));
-    assertThat(await(serverHash)).isEqualTo(RecordingHandler.sha256(toServer));
+    assertThat(await(clientHash)).isEqualTo(Sha256.hex(toClient));
+    assertThat(await(serverHash)).isEqualTo(Sha256.hex(toServer));
     await(server.written);
     await(client.written);
-    assertThat(server.violations).isEmpty();
-    assertThat(client.violations).isEmpty();
+    assertThat(server.violations()).isEmpty();
+    assertThat(client.violations()).isEmpty();
     assertThat(server.pauses + client.pauses).isPositive();
 
-    TlsConnection c = await(client.active);
+    TlsConnection c = await(client.tlsActive());
     c.shutdownOutput();
-    await(server.endOfInput);
-    await(client.endOfInput);
-    assertThat(await(client.closed)).isEqualTo(CloseReason.NORMAL);
-    assertThat(await(server.closed)).isEqualTo(CloseReason.NORMAL);
+    await(server.endOfInput());
+    await(client.endOfInput());
+    assertThat(await(client.closed())).isEqualTo(CloseReason.NORMAL);
+    assertThat(await(server.closed())).isEqualTo(CloseReason.NORMAL);
     assertThat(awaitQuiet(group)).matches(TlsTestBase::quiet);
   }
 }

@@ -7,6 +7,9 @@ import dev.sluice.net.Connection;
 import dev.sluice.net.EventLoopGroup;
 import dev.sluice.net.Listener;
 import dev.sluice.net.SocketOptions;
+import dev.sluice.testing.RecordingHandler;
+import dev.sluice.testing.TestPki;
+import dev.sluice.testing.TlsTestBase;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -95,7 +98,7 @@ class TlsInteropTest extends TlsTestBase {
   /** Answers each "ping" line with "pong", then ends its output (close_notify + FIN). */
   static final class PingPong extends RecordingHandler {
     @Override
-    void onBytes(Connection connection, byte[] bytes) {
+    protected void onBytes(Connection connection, byte[] bytes) {
       super.onBytes(connection, bytes);
       if (text().contains("ping\n")) {
         connection.write(ByteBuffer.wrap("pong\n".getBytes(StandardCharsets.US_ASCII)));
@@ -141,11 +144,11 @@ class TlsInteropTest extends TlsTestBase {
           .contains("Protocol version: " + protocol)
           .contains("Verification: OK");
     }
-    TlsConnection connection = await(server.active);
+    TlsConnection connection = await(server.tlsActive());
     assertThat(connection.session().getProtocol()).isEqualTo(protocol);
     assertThat(connection.applicationProtocol()).isEqualTo("sluice/1");
     assertThat(server.text()).isEqualTo("ping\n");
-    CloseReason reason = await(server.closed);
+    CloseReason reason = await(server.closed());
     assertThat(reason).isEqualTo(CloseReason.NORMAL);
   }
 
@@ -178,7 +181,7 @@ class TlsInteropTest extends TlsTestBase {
       client.awaitOutput("pong");
       assertThat(client.awaitExit()).isZero();
     }
-    TlsConnection connection = await(server.active);
+    TlsConnection connection = await(server.tlsActive());
     assertThat(connection.session().getPeerPrincipal().getName()).isEqualTo("CN=test-client");
   }
 
@@ -222,10 +225,10 @@ class TlsInteropTest extends TlsTestBase {
       await(
           connection.write(
               ByteBuffer.wrap("GET / HTTP/1.0\r\n\r\n".getBytes(StandardCharsets.US_ASCII))));
-      await(client.endOfInput); // s_server -www ends its answer with close_notify
+      await(client.endOfInput()); // s_server -www ends its answer with close_notify
       assertThat(client.text()).startsWith("HTTP/1.0 200 ok").contains("test-client");
-      assertThat(await(client.closed)).isEqualTo(CloseReason.NORMAL);
-      assertThat(client.violations).isEmpty();
+      assertThat(await(client.closed())).isEqualTo(CloseReason.NORMAL);
+      assertThat(client.violations()).isEmpty();
     }
   }
 
@@ -239,7 +242,7 @@ class TlsInteropTest extends TlsTestBase {
     RecordingHandler server =
         new RecordingHandler() {
           @Override
-          void onBytes(Connection connection, byte[] bytes) {
+          protected void onBytes(Connection connection, byte[] bytes) {
             super.onBytes(connection, bytes);
             if (text().contains("\r\n\r\n") && request.complete(text())) {
               String response =
@@ -273,9 +276,9 @@ class TlsInteropTest extends TlsTestBase {
       assertThat(curl.output()).isEqualTo(body);
     }
     assertThat(await(request)).startsWith("GET /hello HTTP/1.1\r\n").contains("Host: localhost");
-    TlsConnection connection = await(server.active);
+    TlsConnection connection = await(server.tlsActive());
     assertThat(connection.applicationProtocol()).isEqualTo("http/1.1");
     assertThat(connection.session().getProtocol()).isEqualTo(protocol);
-    assertThat(await(server.closed)).isEqualTo(CloseReason.NORMAL);
+    assertThat(await(server.closed())).isEqualTo(CloseReason.NORMAL);
   }
 }

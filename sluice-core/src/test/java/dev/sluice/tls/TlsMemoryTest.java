@@ -7,6 +7,9 @@ import dev.sluice.net.Connection;
 import dev.sluice.net.EventLoopGroup;
 import dev.sluice.net.Listener;
 import dev.sluice.net.TransportConfig;
+import dev.sluice.testing.PayloadPattern;
+import dev.sluice.testing.RecordingHandler;
+import dev.sluice.testing.TlsTestBase;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -49,7 +52,7 @@ class TlsMemoryTest extends TlsTestBase {
           }
 
           @Override
-          void onBytes(Connection connection, byte[] chunk) {
+          protected void onBytes(Connection connection, byte[] chunk) {
             for (byte b : chunk) {
               long i = offset++;
               if (b != (byte) (i * 31 + (i >>> 13))) {
@@ -121,7 +124,7 @@ class TlsMemoryTest extends TlsTestBase {
               RecordingHandler echo =
                   new RecordingHandler(0, TransportConfig.DEFAULT_COPY_THRESHOLD) {
                     @Override
-                    void onBytes(Connection connection, byte[] bytes) {
+                    protected void onBytes(Connection connection, byte[] bytes) {
                       super.onBytes(connection, bytes);
                       connection.write(ByteBuffer.wrap(bytes));
                     }
@@ -144,7 +147,7 @@ class TlsMemoryTest extends TlsTestBase {
                   dev.sluice.net.SocketOptions.defaults(),
                   handler));
       var echoed = handler.expect(16 * 1024);
-      await(c.write(RecordingHandler.payload(16 * 1024, i, false)));
+      await(c.write(new PayloadPattern(i).buffer(16 * 1024, false)));
       await(echoed);
       connections.add(c);
       if (i == 0) {

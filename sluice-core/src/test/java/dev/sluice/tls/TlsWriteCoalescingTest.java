@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.net.Connection;
 import dev.sluice.net.EventLoopGroup;
 import dev.sluice.net.Listener;
+import dev.sluice.testing.RecordingHandler;
+import dev.sluice.testing.TlsTestBase;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;

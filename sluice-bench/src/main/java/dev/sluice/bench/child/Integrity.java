@@ -1,6 +1,6 @@
 package dev.sluice.bench.child;
 
-import dev.sluice.bench.integrity.PatternVerifier;
+import dev.sluice.testing.PatternVerifier;
 import java.util.Map;
 
 /**

@@ -4,8 +4,8 @@ import dev.sluice.bench.child.JvmMemory;
 import dev.sluice.bench.harness.ChildControl;
 import dev.sluice.bench.harness.ChildProgram;
 import dev.sluice.bench.harness.Params;
-import dev.sluice.bench.integrity.Pattern;
-import dev.sluice.bench.integrity.Sha256;
+import dev.sluice.testing.PayloadPattern;
+import dev.sluice.testing.Sha256;
 import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.util.function.Function;
@@ -38,7 +38,7 @@ final class BigWriteDriver implements ChildProgram {
                   "a measured writer takes one buffer kind, heap or direct, got "
                       + params.string(BigWriteWorkload.BUFFER));
         };
-    Pattern.fill(payload, 0);
+    PayloadPattern.DEFAULT.fill(payload, 0);
     String sha256 = Sha256.hex(payload);
     String warmSha256 = Sha256.hex(payload.slice(0, warmBytes));
 

@@ -4,7 +4,7 @@ import dev.sluice.bench.child.BlockingIo;
 import dev.sluice.bench.child.BlockingPeer;
 import dev.sluice.bench.harness.ChildControl;
 import dev.sluice.bench.integrity.Corruption;
-import dev.sluice.bench.integrity.Sha256;
+import dev.sluice.testing.Sha256;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -24,7 +24,7 @@ final class HashingReader extends BlockingPeer {
       throws IOException {
     Corruption corruption = Corruption.from(control.params());
     long expected = BlockingIo.readLong(channel);
-    MessageDigest digest = Sha256.digest();
+    MessageDigest digest = Sha256.newDigest();
     ByteBuffer buffer = ByteBuffer.allocateDirect(BUFFER);
     long received = 0;
     while (received < expected) {

@@ -4,7 +4,7 @@ import dev.sluice.bench.child.BlockingIo;
 import dev.sluice.bench.child.BlockingPeer;
 import dev.sluice.bench.harness.ChildControl;
 import dev.sluice.bench.integrity.Corruption;
-import dev.sluice.bench.integrity.Pattern;
+import dev.sluice.testing.PayloadPattern;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
@@ -21,7 +21,7 @@ final class BulkSender extends BlockingPeer {
     ByteBuffer buffer = ByteBuffer.allocateDirect(BUFFER);
     for (long offset = 0; offset < total; ) {
       buffer.clear().limit((int) Math.min(BUFFER, total - offset));
-      Pattern.fill(buffer, offset);
+      PayloadPattern.DEFAULT.fill(buffer, offset);
       corruption.apply(buffer, offset);
       offset += buffer.remaining();
       BlockingIo.writeFully(channel, buffer);

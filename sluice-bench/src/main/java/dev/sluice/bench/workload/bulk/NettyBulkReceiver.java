@@ -4,7 +4,8 @@ import dev.sluice.bench.child.Integrity;
 import dev.sluice.bench.child.NettySupport;
 import dev.sluice.bench.child.PeerAddress;
 import dev.sluice.bench.harness.Params;
-import dev.sluice.bench.integrity.PatternVerifier;
+import dev.sluice.testing.PatternVerifier;
+import dev.sluice.testing.PayloadPattern;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -50,7 +51,7 @@ final class NettyBulkReceiver implements BulkReceiver {
   }
 
   private static final class Sink extends ChannelInboundHandlerAdapter {
-    final PatternVerifier verifier = new PatternVerifier();
+    final PatternVerifier verifier = PayloadPattern.DEFAULT.verifier();
     final CompletableFuture<Void> done = new CompletableFuture<>();
 
     @Override

@@ -4,12 +4,13 @@ import dev.sluice.bench.child.Integrity;
 import dev.sluice.bench.child.PeerAddress;
 import dev.sluice.bench.child.SluiceSupport;
 import dev.sluice.bench.harness.Params;
-import dev.sluice.bench.integrity.PatternVerifier;
 import dev.sluice.memory.Chunk;
 import dev.sluice.net.ChunkHandler;
 import dev.sluice.net.CloseReason;
 import dev.sluice.net.Connection;
 import dev.sluice.net.EventLoopGroup;
+import dev.sluice.testing.PatternVerifier;
+import dev.sluice.testing.PayloadPattern;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
@@ -52,7 +53,7 @@ final class SluiceBulkReceiver implements BulkReceiver {
   }
 
   private static final class Sink implements ChunkHandler {
-    final PatternVerifier verifier = new PatternVerifier();
+    final PatternVerifier verifier = PayloadPattern.DEFAULT.verifier();
     final CompletableFuture<Void> done = new CompletableFuture<>();
 
     @Override

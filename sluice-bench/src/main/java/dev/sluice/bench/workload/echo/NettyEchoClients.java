@@ -1,8 +1,8 @@
 package dev.sluice.bench.workload.echo;
 
 import dev.sluice.bench.child.NettySupport;
-import dev.sluice.bench.integrity.Pattern;
-import dev.sluice.bench.integrity.PatternVerifier;
+import dev.sluice.testing.PatternVerifier;
+import dev.sluice.testing.PayloadPattern;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -55,7 +55,7 @@ final class NettyEchoClients implements EchoClients {
 
   private final class Pinger extends ChannelInboundHandlerAdapter {
     private final int index;
-    private final PatternVerifier verifier = new PatternVerifier();
+    private final PatternVerifier verifier = PayloadPattern.DEFAULT.verifier();
     private Channel channel;
     private ChannelHandlerContext context;
     private CompletableFuture<Void> done;
@@ -86,7 +86,7 @@ final class NettyEchoClients implements EchoClients {
 
     private void send() {
       ByteBuf message = context.alloc().buffer(size);
-      Pattern.fill(message.nioBuffer(0, size), sendOffset);
+      PayloadPattern.DEFAULT.fill(message.nioBuffer(0, size), sendOffset);
       message.writerIndex(size);
       sendOffset += size;
       awaiting = size;

@@ -1,13 +1,13 @@
 package dev.sluice.bench.workload.echo;
 
 import dev.sluice.bench.child.SluiceSupport;
-import dev.sluice.bench.integrity.Pattern;
-import dev.sluice.bench.integrity.PatternVerifier;
 import dev.sluice.memory.Chunk;
 import dev.sluice.net.ChunkHandler;
 import dev.sluice.net.CloseReason;
 import dev.sluice.net.Connection;
 import dev.sluice.net.EventLoopGroup;
+import dev.sluice.testing.PatternVerifier;
+import dev.sluice.testing.PayloadPattern;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -57,7 +57,7 @@ final class SluiceEchoClients implements EchoClients {
   private final class Pinger implements ChunkHandler {
     private final int index;
     private final ByteBuffer message = ByteBuffer.allocateDirect(setup.maxMessage());
-    private final PatternVerifier verifier = new PatternVerifier();
+    private final PatternVerifier verifier = PayloadPattern.DEFAULT.verifier();
     private Connection connection;
     private CompletableFuture<Void> done;
     private long sendOffset;
@@ -82,7 +82,7 @@ final class SluiceEchoClients implements EchoClients {
 
     private void send() {
       message.clear().limit(size);
-      Pattern.fill(message, sendOffset);
+      PayloadPattern.DEFAULT.fill(message, sendOffset);
       sendOffset += size;
       awaiting = size;
       connection.write(message, null);

@@ -4,7 +4,7 @@ import dev.sluice.bench.child.BlockingIo;
 import dev.sluice.bench.child.BlockingPeer;
 import dev.sluice.bench.harness.ChildControl;
 import dev.sluice.bench.integrity.Corruption;
-import dev.sluice.bench.integrity.Pattern;
+import dev.sluice.testing.PayloadPattern;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -31,7 +31,7 @@ final class ChunkSender extends BlockingPeer {
     while (sent < chunks) {
       for (; credits > 0 && sent < chunks; credits--, sent++) {
         chunk.clear();
-        Pattern.fill(chunk, offset);
+        PayloadPattern.DEFAULT.fill(chunk, offset);
         corruption.apply(chunk, offset);
         BlockingIo.writeFully(channel, chunk);
         offset += size;

@@ -3,7 +3,7 @@ package dev.sluice.bench.workload.retention;
 import dev.sluice.bench.child.NettySupport;
 import dev.sluice.bench.child.PeerAddress;
 import dev.sluice.bench.harness.Params;
-import dev.sluice.bench.integrity.PatternVerifier;
+import dev.sluice.testing.PatternVerifier;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;

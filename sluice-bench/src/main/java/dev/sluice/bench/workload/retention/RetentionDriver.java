@@ -5,7 +5,8 @@ import dev.sluice.bench.child.JvmMemory;
 import dev.sluice.bench.harness.ChildControl;
 import dev.sluice.bench.harness.ChildProgram;
 import dev.sluice.bench.harness.Params;
-import dev.sluice.bench.integrity.PatternVerifier;
+import dev.sluice.testing.PatternVerifier;
+import dev.sluice.testing.PayloadPattern;
 import java.lang.ref.Reference;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -74,7 +75,7 @@ final class RetentionDriver implements ChildProgram {
 
   private static <T> long verify(
       RetainingClient<T> client, List<T> kept, long expected, Integrity integrity, String where) {
-    PatternVerifier verifier = new PatternVerifier();
+    PatternVerifier verifier = PayloadPattern.DEFAULT.verifier();
     long bytes = 0;
     for (T chunk : kept) {
       client.verify(chunk, verifier);

@@ -5,9 +5,9 @@ import dev.sluice.bench.harness.ChildControl;
 import dev.sluice.bench.harness.ChildProgram;
 import dev.sluice.bench.harness.Params;
 import dev.sluice.bench.integrity.Corruption;
-import dev.sluice.bench.integrity.Pattern;
-import dev.sluice.bench.integrity.PatternVerifier;
 import dev.sluice.bench.tls.BenchTls;
+import dev.sluice.testing.PatternVerifier;
+import dev.sluice.testing.PayloadPattern;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -91,7 +91,7 @@ final class IdleClients implements ChildProgram {
             connectors.submit(
                 () -> {
                   Socket socket = connect(tls, server);
-                  byte[] message = Pattern.bytes(0, exchange);
+                  byte[] message = PayloadPattern.DEFAULT.bytes(0, exchange);
                   socket.getOutputStream().write(message);
                   socket.getOutputStream().flush();
                   if (check == null) {
@@ -129,7 +129,7 @@ final class IdleClients implements ChildProgram {
     new DataInputStream(socket.getInputStream()).readFully(echo);
     ByteBuffer received = ByteBuffer.wrap(echo);
     corruption.apply(received, 0);
-    PatternVerifier verifier = new PatternVerifier();
+    PatternVerifier verifier = PayloadPattern.DEFAULT.verifier();
     verifier.update(received);
     if (!verifier.ok()) {
       failures.add("connection " + index + ": " + verifier.failure());

@@ -1,6 +1,7 @@
 package dev.sluice.bench.workload.tlsretention;
 
-import dev.sluice.bench.integrity.PatternVerifier;
+import dev.sluice.testing.PatternVerifier;
+import dev.sluice.testing.PayloadPattern;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -39,7 +40,7 @@ final class RetainedStreams<T> {
 
   /** One connection's stream. */
   final class Stream {
-    private final PatternVerifier verifier = new PatternVerifier();
+    private final PatternVerifier verifier = PayloadPattern.DEFAULT.verifier();
 
     /** Takes one read: verifies it, and keeps or releases it. */
     void accept(T chunk) {

@@ -5,8 +5,9 @@ import dev.sluice.bench.child.JvmMemory;
 import dev.sluice.bench.harness.ChildControl;
 import dev.sluice.bench.harness.ChildProgram;
 import dev.sluice.bench.harness.Params;
-import dev.sluice.bench.integrity.PatternVerifier;
 import dev.sluice.bench.tls.BenchTls;
+import dev.sluice.testing.PatternVerifier;
+import dev.sluice.testing.PayloadPattern;
 import java.lang.ref.Reference;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -106,7 +107,7 @@ final class TlsRetentionDriver implements ChildProgram {
     }
     long keptBytes = 0;
     for (RetainedStreams.Kept<T> kept : streams.kept()) {
-      PatternVerifier verifier = new PatternVerifier(kept.streamOffset());
+      PatternVerifier verifier = PayloadPattern.DEFAULT.verifier(kept.streamOffset());
       streams.ops().verify(kept.chunk(), verifier);
       integrity.check(verifier, where + ", a kept chunk at stream offset " + kept.streamOffset());
       keptBytes += streams.ops().length(kept.chunk());

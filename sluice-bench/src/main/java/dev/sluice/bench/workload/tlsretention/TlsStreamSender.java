@@ -2,8 +2,8 @@ package dev.sluice.bench.workload.tlsretention;
 
 import dev.sluice.bench.harness.ChildControl;
 import dev.sluice.bench.integrity.Corruption;
-import dev.sluice.bench.integrity.Pattern;
 import dev.sluice.bench.tls.TlsBlockingPeer;
+import dev.sluice.testing.PayloadPattern;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -30,7 +30,7 @@ final class TlsStreamSender extends TlsBlockingPeer {
     for (long offset = 0; offset < total; ) {
       int n = (int) Math.min(writeSize, total - offset);
       view.clear().limit(n);
-      Pattern.fill(view, offset);
+      PayloadPattern.DEFAULT.fill(view, offset);
       corruption.apply(view, offset);
       out.write(piece, 0, n);
       offset += n;

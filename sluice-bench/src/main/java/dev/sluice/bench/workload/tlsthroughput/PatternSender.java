@@ -1,6 +1,6 @@
 package dev.sluice.bench.workload.tlsthroughput;
 
-import dev.sluice.bench.integrity.Pattern;
+import dev.sluice.testing.PayloadPattern;
 import java.nio.ByteBuffer;
 
 /**
@@ -56,7 +56,7 @@ final class PatternSender {
     long offset = sent;
     sent += n;
     ByteBuffer chunk = ByteBuffer.wrap(arrays.take(), 0, n);
-    Pattern.fill(chunk, offset);
+    PayloadPattern.DEFAULT.fill(chunk, offset);
     return chunk;
   }
 

@@ -1,4 +1,4 @@
-package dev.sluice.tls;
+package dev.sluice.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,6 +8,12 @@ import dev.sluice.net.EventLoopGroup;
 import dev.sluice.net.Listener;
 import dev.sluice.net.SocketOptions;
 import dev.sluice.net.TransportConfig;
+import dev.sluice.tls.KeyMaterialException;
+import dev.sluice.tls.TlsClient;
+import dev.sluice.tls.TlsClientConfig;
+import dev.sluice.tls.TlsConnection;
+import dev.sluice.tls.TlsServer;
+import dev.sluice.tls.TlsServerConfig;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,25 +23,26 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 
 /** Groups, servers and clients for TLS tests; checks after each test that nothing leaked. */
-abstract class TlsTestBase {
-  static final InetSocketAddress LOOPBACK = new InetSocketAddress("127.0.0.1", 0);
-  static final long TIMEOUT_SECONDS = 30;
+public abstract class TlsTestBase {
+  protected static final InetSocketAddress LOOPBACK = new InetSocketAddress("127.0.0.1", 0);
+  protected static final long TIMEOUT_SECONDS = 30;
 
-  final TestPki pki = TestPki.get();
+  protected final TestPki pki = TestPki.get();
   private final List<EventLoopGroup> groups = new ArrayList<>();
   private final List<Listener> listeners = new ArrayList<>();
 
-  EventLoopGroup group(TransportConfig config) {
+  protected EventLoopGroup group(TransportConfig config) {
     EventLoopGroup group = new EventLoopGroup(config);
     groups.add(group);
     return group;
   }
 
-  EventLoopGroup group() {
+  protected EventLoopGroup group() {
     return group(TransportConfig.defaults().withEventLoops(2));
   }
 
-  Listener listen(EventLoopGroup group, TlsServerConfig config, Supplier<RecordingHandler> handlers)
+  protected Listener listen(
+      EventLoopGroup group, TlsServerConfig config, Supplier<? extends RecordingHandler> handlers)
       throws Exception {
     Listener listener =
         TlsServer.create(config).listen(group, LOOPBACK, SocketOptions.defaults(), handlers);
@@ -43,15 +50,15 @@ abstract class TlsTestBase {
     return listener;
   }
 
-  TlsServerConfig serverConfig() throws KeyMaterialException {
+  protected TlsServerConfig serverConfig() throws KeyMaterialException {
     return TlsServerConfig.of(pki.serverKeyMaterial());
   }
 
-  TlsClientConfig clientConfig() throws KeyMaterialException {
+  protected TlsClientConfig clientConfig() throws KeyMaterialException {
     return TlsClientConfig.trusting(pki.caTrust()).withServerName("localhost");
   }
 
-  TlsConnection connect(
+  protected TlsConnection connect(
       EventLoopGroup group, TlsClientConfig config, Listener listener, RecordingHandler handler)
       throws Exception {
     return TlsClient.create(config)
@@ -59,12 +66,12 @@ abstract class TlsTestBase {
         .get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
   }
 
-  static <T> T await(CompletableFuture<T> future) throws Exception {
+  protected static <T> T await(CompletableFuture<T> future) throws Exception {
     return future.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
   }
 
   /** Polls until the group holds no per-connection memory (loops settle asynchronously). */
-  static MemoryStats awaitQuiet(EventLoopGroup group) throws InterruptedException {
+  protected static MemoryStats awaitQuiet(EventLoopGroup group) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     MemoryStats stats = group.memoryStats();
     while (System.nanoTime() < deadline && !quiet(stats)) {
@@ -74,7 +81,7 @@ abstract class TlsTestBase {
     return stats;
   }
 
-  static boolean quiet(MemoryStats stats) {
+  protected static boolean quiet(MemoryStats stats) {
     return stats.pendingWriteBytes() == 0
         && stats.pendingCopyBytes() == 0
         && stats.tlsHeldCiphertextBytes() == 0

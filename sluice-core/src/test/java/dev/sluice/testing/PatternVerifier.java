@@ -1,4 +1,4 @@
-package dev.sluice.bench.integrity;
+package dev.sluice.testing;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -6,20 +6,16 @@ import java.nio.ByteBuffer;
 import java.util.Locale;
 
 /**
- * Checks a received stream against {@link Pattern}, piece by piece as it arrives, and remembers the
- * first wrong byte. Not thread-safe: one verifier per stream.
+ * Checks a received stream against a {@link PayloadPattern}, piece by piece as it arrives, and
+ * remembers the first wrong byte. Not thread-safe: one verifier per stream.
  */
 public final class PatternVerifier {
+  private final PayloadPattern pattern;
   private long offset;
   private String failure;
 
-  /** A verifier expecting the stream from offset 0. */
-  public PatternVerifier() {
-    this(0);
-  }
-
-  /** A verifier expecting the stream from {@code startOffset}. */
-  public PatternVerifier(long startOffset) {
+  PatternVerifier(PayloadPattern pattern, long startOffset) {
+    this.pattern = pattern;
     this.offset = startOffset;
   }
 
@@ -38,23 +34,23 @@ public final class PatternVerifier {
     if (failure != null) {
       return false;
     }
+    MemorySegment filler = pattern.fillerSegment();
     long length = data.byteSize();
     long done = 0;
     while (done < length) {
       long at = offset + done;
-      int inBlock = (int) (at & (Pattern.BLOCK - 1));
-      int n = (int) Math.min(Pattern.BLOCK - inBlock, length - done);
+      int inBlock = (int) (at & (PayloadPattern.BLOCK - 1));
+      int n = (int) Math.min(PayloadPattern.BLOCK - inBlock, length - done);
       int i = 0;
-      for (; i < n && inBlock + i < Pattern.STAMP; i++) {
+      for (; i < n && inBlock + i < PayloadPattern.STAMP; i++) {
         byte got = data.get(ValueLayout.JAVA_BYTE, done + i);
-        if (got != Pattern.byteAt(at + i)) {
+        if (got != pattern.byteAt(at + i)) {
           return fail(at + i, got);
         }
       }
       if (i < n) {
         long mismatch =
-            MemorySegment.mismatch(
-                data, done + i, done + n, Pattern.FILLER_SEGMENT, inBlock + i, inBlock + n);
+            MemorySegment.mismatch(data, done + i, done + n, filler, inBlock + i, inBlock + n);
         if (mismatch >= 0) {
           return fail(at + i + mismatch, data.get(ValueLayout.JAVA_BYTE, done + i + mismatch));
         }
@@ -99,7 +95,7 @@ public final class PatternVerifier {
             Locale.ROOT,
             "wrong byte at stream offset %d: expected 0x%02x, got 0x%02x",
             at,
-            Pattern.byteAt(at) & 0xff,
+            pattern.byteAt(at) & 0xff,
             got & 0xff);
     return false;
   }

@@ -1,5 +1,8 @@
-package dev.sluice.tls;
+package dev.sluice.testing;
 
+import dev.sluice.tls.KeyMaterial;
+import dev.sluice.tls.KeyMaterialException;
+import dev.sluice.tls.TrustMaterial;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -16,61 +19,61 @@ import java.util.stream.Stream;
  * the expired and not-yet-valid ones, which openssl 3.0's x509 cannot backdate). One set per test
  * JVM, in a temporary directory removed at exit.
  */
-final class TestPki {
-  static final char[] PASSWORD = "sluice-secret".toCharArray();
+public final class TestPki {
+  public static final char[] PASSWORD = "sluice-secret".toCharArray();
 
-  final Path dir;
+  public final Path dir;
 
   /** The test CA every trusted certificate chains to. */
-  final Path caCert;
+  public final Path caCert;
 
   /** A CA nobody trusts. */
-  final Path rogueCaCert;
+  public final Path rogueCaCert;
 
   /** RSA server certificate for localhost and 127.0.0.1; PKCS#8 key. */
-  final Path serverCert;
+  public final Path serverCert;
 
-  final Path serverKey;
+  public final Path serverKey;
 
   /** The same key as PKCS#1 ("RSA PRIVATE KEY"). */
-  final Path serverKeyPkcs1;
+  public final Path serverKeyPkcs1;
 
   /** The same key as encrypted PKCS#8, password {@link #PASSWORD}. */
-  final Path serverKeyEncrypted;
+  public final Path serverKeyEncrypted;
 
   /** The server certificate, key and CA as PKCS#12, password {@link #PASSWORD}. */
-  final Path serverP12;
+  public final Path serverP12;
 
   /** EC server certificate for other.test and *.wild.test; SEC1 key ("EC PRIVATE KEY"). */
-  final Path otherCert;
+  public final Path otherCert;
 
-  final Path otherKey;
+  public final Path otherKey;
 
   /** A client certificate signed by the test CA. */
-  final Path clientCert;
+  public final Path clientCert;
 
-  final Path clientKey;
+  public final Path clientKey;
 
   /** A client certificate signed by the rogue CA. */
-  final Path rogueClientCert;
+  public final Path rogueClientCert;
 
-  final Path rogueClientKey;
+  public final Path rogueClientKey;
 
   /** A client certificate signed by the test CA that expired five days ago (with its key). */
-  final Path expiredClientCert;
+  public final Path expiredClientCert;
 
-  final Path expiredClientP12;
+  public final Path expiredClientP12;
 
   /** A self-signed certificate valid only from tomorrow on, in PKCS#12. */
-  final Path notYetValidP12;
+  public final Path notYetValidP12;
 
   /** A trust store (PKCS#12, keytool trustedCertEntry) holding the test CA. */
-  final Path caTrustP12;
+  public final Path caTrustP12;
 
   private static TestPki instance;
 
   /** The process-wide PKI, generated on first use. */
-  static synchronized TestPki get() {
+  public static synchronized TestPki get() {
     if (instance == null) {
       try {
         Path dir = Files.createTempDirectory("sluice-test-pki");
@@ -263,17 +266,17 @@ final class TestPki {
   }
 
   /** The server's key material (RSA, localhost). */
-  KeyMaterial serverKeyMaterial() throws KeyMaterialException {
+  public KeyMaterial serverKeyMaterial() throws KeyMaterialException {
     return KeyMaterial.fromPem(serverCert, serverKey);
   }
 
   /** Trusting the test CA. */
-  TrustMaterial caTrust() throws KeyMaterialException {
+  public TrustMaterial caTrust() throws KeyMaterialException {
     return TrustMaterial.fromPem(caCert);
   }
 
   /** A file with the given text, for malformed-input tests. */
-  Path write(String name, String text) throws IOException {
+  public Path write(String name, String text) throws IOException {
     return Files.writeString(dir.resolve(name), text, StandardCharsets.US_ASCII);
   }
 
@@ -352,7 +355,7 @@ final class TestPki {
   }
 
   /** Fails with a clear message when a tool the TLS tests need is missing. */
-  static void requireTool(String tool, String... args) {
+  public static void requireTool(String tool, String... args) {
     List<String> command = new ArrayList<>(List.of(tool));
     command.addAll(List.of(args));
     try {
