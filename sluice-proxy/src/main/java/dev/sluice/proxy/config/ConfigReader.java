@@ -2,7 +2,7 @@ package dev.sluice.proxy.config;
 
 import dev.sluice.net.Timeouts;
 import dev.sluice.proxy.config.ClusterConfig.UpstreamConfig;
-import dev.sluice.proxy.config.ListenerTls.CertificateFiles;
+import dev.sluice.proxy.config.ListenerTls.Certificate;
 import dev.sluice.proxy.config.ListenerTls.ClientAuthMode;
 import dev.sluice.proxy.config.YamlNode.Problems;
 import dev.sluice.tls.KeyMaterial;
@@ -286,11 +286,11 @@ public final class ConfigReader {
     if (f.containsKey("maxClientHelloBytes")) {
       f.get("maxClientHelloBytes").problem("only for passthrough: true");
     }
-    List<CertificateFiles> certificates = new ArrayList<>();
+    List<Certificate> certificates = new ArrayList<>();
     YamlNode certs = require(node, f, "certificates");
     if (certs != null) {
       for (YamlNode item : certs.items()) {
-        CertificateFiles files = certificate(item);
+        Certificate files = certificate(item);
         if (files != null) {
           certificates.add(files);
         }
@@ -323,30 +323,42 @@ public final class ConfigReader {
     return new ListenerTls.Terminate(certificates, alpn, clientAuth, clientCa, protocols);
   }
 
-  private CertificateFiles certificate(YamlNode node) {
-    Map<String, YamlNode> f = node.fields("cert", "key", "password");
-    Path cert = readableFile(require(node, f, "cert"));
-    Path key = readableFile(require(node, f, "key"));
+  private Certificate certificate(YamlNode node) {
+    Map<String, YamlNode> f = node.fields("cert", "key", "p12", "password");
     String password = f.containsKey("password") ? f.get("password").text().orElse(null) : null;
-    if (cert == null || key == null) {
-      return null;
+    Certificate certificate;
+    if (f.containsKey("p12")) {
+      if (f.containsKey("cert") || f.containsKey("key")) {
+        node.problem("give cert and key (PEM) or p12 (PKCS#12), not both");
+        return null;
+      }
+      if (password == null) {
+        node.problem("a p12 file needs its password");
+        return null;
+      }
+      Path p12 = readableFile(f.get("p12"));
+      if (p12 == null) {
+        return null;
+      }
+      certificate = new ListenerTls.Pkcs12(p12, password);
+    } else {
+      Path cert = readableFile(require(node, f, "cert"));
+      Path key = readableFile(require(node, f, "key"));
+      if (cert == null || key == null) {
+        return null;
+      }
+      certificate = new ListenerTls.Pem(cert, key, password);
     }
     try {
-      KeyMaterial material =
-          password == null
-              ? KeyMaterial.fromPem(cert, key)
-              : KeyMaterial.fromPem(cert, key, password.toCharArray());
+      KeyMaterial material = certificate.load();
       if (serverNames(material.certificate()).isEmpty()) {
-        node.problem(
-            "the certificate in "
-                + cert
-                + " names no host (no DNS subject alternative name, no CN)");
+        node.problem("the certificate names no host (no DNS subject alternative name, no CN)");
       }
     } catch (KeyMaterialException e) {
       node.problem(e.getMessage());
       return null;
     }
-    return new CertificateFiles(cert, key, password);
+    return certificate;
   }
 
   /** The DNS names a certificate is for: its subject alternative names, else its CN. */

@@ -12,7 +12,7 @@ public sealed interface ListenerTls {
    * optional client certificates.
    */
   record Terminate(
-      List<CertificateFiles> certificates,
+      List<Certificate> certificates,
       List<String> alpn,
       ClientAuthMode clientAuth,
       Path clientCa,
@@ -33,8 +33,29 @@ public sealed interface ListenerTls {
    */
   record Passthrough(int maxClientHelloBytes) implements ListenerTls {}
 
-  /** A certificate chain and its key, PEM files. */
-  record CertificateFiles(Path cert, Path key, String password) {}
+  /** A certificate chain and its private key. */
+  sealed interface Certificate {
+    /** Loads the chain and key. */
+    dev.sluice.tls.KeyMaterial load() throws dev.sluice.tls.KeyMaterialException;
+  }
+
+  /** PEM files: the chain, and the key (PKCS#8, PKCS#1 or SEC1; {@code password} if encrypted). */
+  record Pem(Path cert, Path key, String password) implements Certificate {
+    @Override
+    public dev.sluice.tls.KeyMaterial load() throws dev.sluice.tls.KeyMaterialException {
+      return password == null
+          ? dev.sluice.tls.KeyMaterial.fromPem(cert, key)
+          : dev.sluice.tls.KeyMaterial.fromPem(cert, key, password.toCharArray());
+    }
+  }
+
+  /** A PKCS#12 file holding the chain and the key. */
+  record Pkcs12(Path file, String password) implements Certificate {
+    @Override
+    public dev.sluice.tls.KeyMaterial load() throws dev.sluice.tls.KeyMaterialException {
+      return dev.sluice.tls.KeyMaterial.fromPkcs12(file, password.toCharArray());
+    }
+  }
 
   /** Whether clients must present a certificate. */
   enum ClientAuthMode {

@@ -27,11 +27,8 @@ final class TlsSetup {
     String path = "listeners." + listener + ".tls";
     try {
       TlsServerConfig config = null;
-      for (ListenerTls.CertificateFiles files : tls.certificates()) {
-        KeyMaterial key =
-            files.password() == null
-                ? KeyMaterial.fromPem(files.cert(), files.key())
-                : KeyMaterial.fromPem(files.cert(), files.key(), files.password().toCharArray());
+      for (ListenerTls.Certificate certificate : tls.certificates()) {
+        KeyMaterial key = certificate.load();
         config = config == null ? TlsServerConfig.of(key) : config;
         for (String name : ConfigReader.serverNames(key.certificate())) {
           if (!config.keysByServerName().containsKey(name)) {
