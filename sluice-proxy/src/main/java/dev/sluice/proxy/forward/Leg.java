@@ -21,6 +21,7 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
   private final Side side;
   Connection connection;
   long bytesRead;
+  long reads;
 
   /** Bytes of this leg's reads queued at the peer, charged to the budget (0 when drained). */
   long charged;
@@ -59,6 +60,11 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
     return bytesRead;
   }
 
+  /** Reads from this side so far (each at most its read size). */
+  public long reads() {
+    return reads;
+  }
+
   /** Bytes of this side's reads still waiting at the peer. */
   public long pendingAtPeer() {
     return charged;
@@ -89,6 +95,7 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
   public void onRead(Connection c, BorrowedBytes bytes) {
     ByteBuffer data = bytes.buffer();
     bytesRead += data.remaining();
+    reads++;
     Connection dest = peer().connection;
     if (dest == null || !pair.forwarding()) {
       keepEarly(data);
