@@ -429,7 +429,18 @@ public final class ConfigReader {
         .map(
             text -> {
               try {
-                return Timeouts.check(key, Units.duration(text));
+                Duration value = Units.duration(text);
+                if (value.compareTo(Timeouts.MAX) > 0) {
+                  node.problem(
+                      key
+                          + " '"
+                          + text
+                          + "' is above the longest timeout, "
+                          + Timeouts.MAX.toDays()
+                          + " days");
+                  return fallback;
+                }
+                return Timeouts.check(key, value);
               } catch (IllegalArgumentException e) {
                 node.problem(e.getMessage());
                 return fallback;
@@ -493,7 +504,11 @@ public final class ConfigReader {
   }
 
   private Endpoint endpoint(YamlNode node) {
-    return node == null ? null : parsed(node, Endpoint::parse);
+    Endpoint endpoint = node == null ? null : parsed(node, Endpoint::parse);
+    if (endpoint instanceof Endpoint.Unix unix && !unix.path().isAbsolute()) {
+      return new Endpoint.Unix(baseDir.resolve(unix.path()).normalize()); // like every file path
+    }
+    return endpoint;
   }
 
   private Path readableFile(YamlNode node) {
@@ -545,7 +560,10 @@ public final class ConfigReader {
       }
       return (int) value;
     } catch (NumberFormatException e) {
-      node.problem("'" + text + "' is not a whole number");
+      node.problem(
+          text.strip().matches("-?\\d+")
+              ? "'" + text + "' is out of range " + min + ".." + max
+              : "'" + text + "' is not a whole number");
       return fallback;
     }
   }
