@@ -221,14 +221,17 @@ class RealClientsTest {
 
   @Test
   void mqttSubscribersAndPublishersThroughTheProxyPlainAndTls() throws Exception {
-    TestPki.requireTool("mosquitto", "-h");
+    // Debian puts the broker in /usr/sbin, which a non-root PATH may lack.
+    String mosquitto =
+        Files.isExecutable(Path.of("/usr/sbin/mosquitto")) ? "/usr/sbin/mosquitto" : "mosquitto";
+    TestPki.requireTool(mosquitto, "-h");
     TestPki.requireTool("mosquitto_sub", "--help");
     int brokerPort = freePort();
     Path brokerConfig = dir.resolve("mosquitto.conf");
     Files.writeString(
         brokerConfig, "listener " + brokerPort + " 127.0.0.1\nallow_anonymous true\n");
     Process broker =
-        new ProcessBuilder("mosquitto", "-c", brokerConfig.toString())
+        new ProcessBuilder(mosquitto, "-c", brokerConfig.toString())
             .redirectErrorStream(true)
             .redirectOutput(dir.resolve("mosquitto.log").toFile())
             .start();
