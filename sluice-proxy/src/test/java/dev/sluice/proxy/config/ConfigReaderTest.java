@@ -63,7 +63,7 @@ class ConfigReaderTest {
 
     assertThat(config.clusters())
         .containsExactly(
-            new ClusterConfig(
+            ClusterConfig.of(
                 "echo", List.of(new UpstreamConfig(new Endpoint.Tcp("127.0.0.1", 7001), 1))));
     assertThat(config.cluster("echo")).contains(config.clusters().getFirst());
     assertThat(config.cluster("other")).isEmpty();
