@@ -165,7 +165,15 @@ public final class ConfigReader {
       Set<String> clusters) {
     Map<String, YamlNode> f =
         node.fields(
-            "name", "address", "cluster", "sni", "tls", "maxConnections", "timeouts", "buffers");
+            "name",
+            "address",
+            "cluster",
+            "sni",
+            "tls",
+            "maxConnections",
+            "limits",
+            "timeouts",
+            "buffers");
     String name = name(node, f);
     Endpoint address = endpoint(require(node, f, "address"));
     ListenerTls tls = f.containsKey("tls") ? listenerTls(f.get("tls")) : null;

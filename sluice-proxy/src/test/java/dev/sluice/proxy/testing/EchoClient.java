@@ -126,7 +126,7 @@ public final class EchoClient {
         parameters.setEndpointIdentificationAlgorithm("HTTPS");
       }
       parameters.setServerNames(
-          List.of(new SNIHostName(serverName == null ? "localhost" : serverName)));
+          serverName == null ? List.of() : List.of(new SNIHostName(serverName)));
       socket.setSSLParameters(parameters);
       socket.startHandshake();
       return new Streams(
