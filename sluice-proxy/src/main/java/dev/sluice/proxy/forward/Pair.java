@@ -127,6 +127,7 @@ public final class Pair {
   private List<Upstream> tried = List.of();
   private Runnable onEnd;
   private long firstConnectNanos;
+  private long connectedNanos;
   private EventLoop.Timeout timer;
   private long timerDueNanos;
 
@@ -206,6 +207,16 @@ public final class Pair {
   /** The upstream chosen, or null. */
   public Upstream target() {
     return target;
+  }
+
+  /** From the first connect attempt to the upstream being up (retries included), or -1. */
+  public long connectNanos() {
+    return connectedNanos == 0 ? -1 : connectedNanos - firstConnectNanos;
+  }
+
+  /** How many connects it took (0 when none was tried). */
+  public int connectAttempts() {
+    return tried.size() + (connectedNanos != 0 ? 1 : 0);
   }
 
   /** When the client connected (wall clock, ms). */
@@ -337,6 +348,7 @@ public final class Pair {
     }
     upstreamActive = true;
     c.setMaxReadBytes(owner.reads().upstream());
+    connectedNanos = System.nanoTime();
     state = State.FORWARDING;
     owner.onForwarding(this);
     client.startForwarding();

@@ -278,6 +278,11 @@ public final class ListenerRuntime implements Pair.Owner {
   }
 
   @Override
+  public void onForwarding(Pair pair) {
+    observer.onPairForwarding(this, pair);
+  }
+
+  @Override
   public void onClosed(Pair pair) {
     stats.closed(pair.cause(), pair.client().bytesRead(), pair.upstream().bytesRead());
     observer.onPairClosed(this, pair);
