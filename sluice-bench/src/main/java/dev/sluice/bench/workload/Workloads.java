@@ -5,6 +5,7 @@ import dev.sluice.bench.workload.bigwrite.BigWriteWorkload;
 import dev.sluice.bench.workload.bulk.BulkWorkload;
 import dev.sluice.bench.workload.echo.PingPongWorkload;
 import dev.sluice.bench.workload.echo.SizeSweepWorkload;
+import dev.sluice.bench.workload.proxy.ProxyIdleWorkload;
 import dev.sluice.bench.workload.retention.RetentionWorkload;
 import dev.sluice.bench.workload.tlsidle.TlsIdleWorkload;
 import dev.sluice.bench.workload.tlsretention.TlsRetentionWorkload;
@@ -23,7 +24,8 @@ public final class Workloads {
           new SizeSweepWorkload(),
           new TlsRetentionWorkload(),
           new TlsThroughputWorkload(),
-          new TlsIdleWorkload());
+          new TlsIdleWorkload(),
+          new ProxyIdleWorkload());
 
   private Workloads() {}
 
