@@ -11,7 +11,10 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * One load-client connection through the proxy to the echo upstream: a blocking JDK socket (an
@@ -23,6 +26,11 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class ProxyStream implements Closeable {
   /** Bytes per write and per read. */
   static final int CHUNK = 32 * 1024;
+
+  /**
+   * Messages up to this size are written, then read: they fit in every socket buffer on the way.
+   */
+  public static final int SEQUENTIAL_MAX = 16 * 1024;
 
   /** How long a read may wait before the run fails (a proxy that lost bytes would hang it). */
   static final int READ_TIMEOUT_MS = 120_000;
@@ -99,10 +107,16 @@ public final class ProxyStream implements Closeable {
   }
 
   /**
-   * Sends {@code bytes} and reads their echo at the same time (the writer on a virtual thread), so
-   * a burst larger than the socket buffers cannot deadlock.
+   * Sends {@code bytes} and reads their echo: one after the other when they fit in any socket
+   * buffer ({@link #SEQUENTIAL_MAX}), else at the same time (the writer on a virtual thread), so a
+   * burst larger than the socket buffers cannot deadlock.
    */
   public void exchange(long bytes) throws IOException, InterruptedException {
+    if (bytes <= SEQUENTIAL_MAX) {
+      send(bytes);
+      receive(bytes);
+      return;
+    }
     AtomicReference<IOException> writeFailure = new AtomicReference<>();
     Thread writer =
         Thread.ofVirtual()
@@ -122,6 +136,75 @@ public final class ProxyStream implements Closeable {
     if (writeFailure.get() != null) {
       throw writeFailure.get();
     }
+  }
+
+  /**
+   * Streams for {@code durationNanos}: a writer thread sends the pattern as fast as the proxy takes
+   * it while this thread reads and checks the echo, then reads what is still in flight.
+   *
+   * @return the bytes echoed and checked
+   */
+  public long stream(long durationNanos) throws IOException, InterruptedException {
+    AtomicReference<IOException> writeFailure = new AtomicReference<>();
+    AtomicLong published = new AtomicLong(sent);
+    AtomicBoolean done = new AtomicBoolean();
+    long deadline = System.nanoTime() + durationNanos;
+    long start = received;
+    Thread writer =
+        Thread.ofPlatform()
+            .name("stream-writer-" + seed)
+            .daemon(true)
+            .start(
+                () -> {
+                  try {
+                    byte[] chunk = new byte[CHUNK];
+                    while (System.nanoTime() < deadline) {
+                      pattern.fill(ByteBuffer.wrap(chunk), sent);
+                      out.write(chunk);
+                      sent += chunk.length;
+                      published.set(sent);
+                    }
+                  } catch (IOException e) {
+                    writeFailure.set(e);
+                  } finally {
+                    done.set(true);
+                  }
+                });
+    byte[] chunk = new byte[CHUNK];
+    PatternVerifier verifier = pattern.verifier(received);
+    try {
+      while (true) {
+        boolean finished = done.get(); // read before published: once done, published is final
+        long available = published.get() - received;
+        if (available == 0) {
+          if (finished) {
+            break;
+          }
+          LockSupport.parkNanos(20_000);
+          continue;
+        }
+        int n = in.read(chunk, 0, (int) Math.min(chunk.length, available));
+        if (n < 0) {
+          throw new EOFException(
+              "connection " + seed + " ended " + available + " bytes before its echo did");
+        }
+        if (failure == null && !verifier.update(ByteBuffer.wrap(chunk, 0, n))) {
+          failure = "connection " + seed + ": " + verifier.failure();
+        }
+        received += n;
+      }
+    } finally {
+      writer.join();
+    }
+    if (writeFailure.get() != null) {
+      throw writeFailure.get();
+    }
+    return received - start;
+  }
+
+  /** This connection's seed: its stream's identity. */
+  public long seed() {
+    return seed;
   }
 
   /** The first wrong byte, or null. */

@@ -15,12 +15,13 @@ import java.util.stream.Stream;
  * How the harness starts the Sluice proxy: a child JVM {@code java FLAGS -cp CLASSPATH
  * dev.sluice.proxy.cli.Main run --config FILE}, where FLAGS are the lines of {@code
  * sluice-proxy/jvm.options} (one flag a line, {@code #} comments; {@link #FALLBACK_FLAGS} while it
- * does not exist), CLASSPATH is what the sluice-proxy module's own build made, its jar in {@code
- * sluice-proxy/target} and its runtime dependencies in {@code sluice-proxy/target/lib} (the proxy
- * is not on the bench's class path: its logging and other dependencies stay out of the other arms),
- * and FILE is the YAML written by {@link #yaml}. Both are found in the project this harness was
- * built from ({@link #projectRoot}); the reactor builds sluice-proxy before sluice-bench, so they
- * exist when the bench's tests run.
+ * does not exist), CLASSPATH is what the sluice-proxy module's own build made (its jar in {@code
+ * sluice-proxy/target} and the runtime dependencies its build copies to {@code
+ * sluice-proxy/target/lib}, as {@code ./sluice} runs it; without that directory, the jar alone),
+ * and FILE is the YAML written by {@link #yaml}. The proxy is not on the bench's class path, so its
+ * logging and other dependencies stay out of the other arms. Both files are found in the project
+ * this harness was built from ({@link #projectRoot}); the reactor builds sluice-proxy before
+ * sluice-bench, so they exist when the bench's tests run.
  */
 final class SluiceArm {
   /** The proxy's entry point. */
@@ -99,19 +100,16 @@ final class SluiceArm {
               ? "sluice-proxy is not built: no jar with " + MAIN + " in sluice-proxy/target"
               : MAIN + " is not in sluice-proxy yet (the proxy has not landed)");
     }
-    Path lib = target.resolve("lib");
-    if (!Files.isDirectory(lib)) {
-      throw new IOException(
-          "sluice-proxy/target/lib (the proxy's runtime dependencies, copied by its build) is"
-              + " missing");
-    }
     List<String> entries = new ArrayList<>();
     entries.add(jar.toString());
-    try (Stream<Path> files = Files.list(lib)) {
-      files
-          .filter(p -> p.getFileName().toString().endsWith(".jar"))
-          .sorted()
-          .forEach(p -> entries.add(p.toString()));
+    Path lib = target.resolve("lib"); // absent only if the jar carries its dependencies itself
+    if (Files.isDirectory(lib)) {
+      try (Stream<Path> files = Files.list(lib)) {
+        files
+            .filter(p -> p.getFileName().toString().endsWith(".jar"))
+            .sorted()
+            .forEach(p -> entries.add(p.toString()));
+      }
     }
     return entries;
   }

@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -22,7 +24,7 @@ final class LoadSupport {
   private final InetSocketAddress proxy;
   private final BenchTls tls;
   private final AtomicLong seeds = new AtomicLong();
-  private final AtomicLong failed = new AtomicLong();
+  private final Set<Long> failed = ConcurrentHashMap.newKeySet();
   private final AtomicReference<String> firstFailure = new AtomicReference<>();
 
   private LoadSupport(InetSocketAddress proxy, BenchTls tls) {
@@ -46,11 +48,10 @@ final class LoadSupport {
     return ProxyStream.open(seeds.getAndIncrement(), proxy, tls);
   }
 
-  /** Records {@code stream}'s first wrong byte, if it had one. */
+  /** Records {@code stream}'s first wrong byte, if it had one (once per connection). */
   void check(ProxyStream stream) {
     String failure = stream.failure();
-    if (failure != null) {
-      failed.incrementAndGet();
+    if (failure != null && failed.add(stream.seed())) {
       firstFailure.compareAndSet(null, failure);
     }
   }
@@ -58,7 +59,7 @@ final class LoadSupport {
   /** The integrity fields of a report: {@code integrity} and {@code integrityDetail}. */
   Map<String, Object> integrity() {
     Map<String, Object> fields = new LinkedHashMap<>();
-    long n = failed.get();
+    long n = failed.size();
     fields.put("integrity", n == 0 ? "OK" : "FAIL");
     fields.put("integrityDetail", n == 0 ? "" : firstFailure.get() + " (" + n + " connections)");
     return fields;
@@ -115,15 +116,16 @@ final class LoadSupport {
   }
 
   /**
-   * Opens {@code count} connections, each exchanging {@code bytes} (sent and echoed at once), at
-   * most {@code parallel} at a time; keeps them open when {@code keep} is non-null (slot = index),
-   * closes them otherwise.
+   * Opens {@code count} connections, each exchanging {@code bytes} ({@link ProxyStream#exchange}),
+   * at most {@code parallel} at a time on virtual or platform threads; keeps them open when {@code
+   * keep} is non-null (slot = index), closes them otherwise.
    */
-  void exchangeEach(int count, int parallel, long bytes, ProxyStream[] keep) throws Exception {
+  void exchangeEach(int count, int parallel, boolean virtual, long bytes, ProxyStream[] keep)
+      throws Exception {
     parallel(
         count,
         parallel,
-        true,
+        virtual,
         i -> {
           ProxyStream stream = open();
           try {
@@ -139,6 +141,18 @@ final class LoadSupport {
             stream.close();
           }
         });
+  }
+
+  /** Opens {@code count} connections without sending anything, {@code parallel} at a time. */
+  ProxyStream[] openEach(int count, int parallel) throws Exception {
+    ProxyStream[] streams = new ProxyStream[count];
+    try {
+      parallel(count, parallel, true, i -> streams[i] = open());
+    } catch (Exception e) {
+      closeAll(streams);
+      throw e;
+    }
+    return streams;
   }
 
   /** Closes every stream in {@code streams}. */

@@ -212,22 +212,22 @@ public final class ProxyIdleWorkload extends ProxyWorkload {
       LoadSupport load = LoadSupport.from(params);
       int parallel = params.intCount(PARALLEL);
       long burst = params.bytes(BURST);
-      load.exchangeEach(params.intCount(WARMUP), parallel, burst, null);
+      load.exchangeEach(params.intCount(WARMUP), parallel, true, burst, null);
       control.send("WARM");
       ProxyStream[] parked = new ProxyStream[connections(params)];
       try {
         while (true) {
           String phase = control.await("GO").field("phase");
           if (phase.equals("warm")) {
-            load.exchangeEach(params.intCount(WARMUP), parallel, burst, null);
+            load.exchangeEach(params.intCount(WARMUP), parallel, true, burst, null);
             control.send("WARM");
           } else if (phase.equals("churn")) {
             load.exchangeEach(
-                params.intCount(CHURN), params.intCount(CHURN_PARALLEL), SMALL_ECHO, null);
+                params.intCount(CHURN), params.intCount(CHURN_PARALLEL), false, SMALL_ECHO, null);
             control.send("CHURNED");
           } else if (phase.equals("park")) {
             long start = System.nanoTime();
-            load.exchangeEach(parked.length, parallel, burst, parked);
+            load.exchangeEach(parked.length, parallel, true, burst, parked);
             long nanos = System.nanoTime() - start;
             long open = java.util.Arrays.stream(parked).filter(s -> s != null).count();
             load.report(control, "PARKED", Map.of("connections", open, "nanos", nanos));
