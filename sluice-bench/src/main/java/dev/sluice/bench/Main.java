@@ -13,8 +13,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Sluice's main job until the proxy exists: with no arguments the demonstration, {@code bench
- * WORKLOAD ...} one benchmark, {@code help} the usage. Results go to stdout, progress to stderr.
+ * The benchmarks' command (the launcher runs it for {@code ./sluice demo} and {@code ./sluice
+ * bench}): with no arguments or {@code demo} the demonstration, {@code bench WORKLOAD ...} one
+ * benchmark, {@code help} the usage. Results go to stdout, progress to stderr.
  */
 public final class Main {
   /** Every run verified. */
@@ -60,6 +61,9 @@ public final class Main {
   }
 
   private static int bench(List<String> rest, PrintStream out, PrintStream err) {
+    if (rest.isEmpty() || List.of("help", "-h", "--help").contains(rest.getFirst())) {
+      return help(rest.isEmpty() ? rest : rest.subList(1, rest.size()), out, err);
+    }
     BenchRequest request;
     try {
       request = BenchCommandParser.parse(rest);

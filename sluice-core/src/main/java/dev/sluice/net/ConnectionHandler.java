@@ -24,6 +24,15 @@ public interface ConnectionHandler {
   void onRead(Connection connection, BorrowedBytes bytes);
 
   /**
+   * Asked before each socket read: false pauses reading, as {@link Connection#pauseReading()}
+   * would, until the handler resumes it. An owner that bounds the bytes a whole process holds in
+   * flight refuses reads here while the bound is reached, before the bytes are read.
+   */
+  default boolean mayRead(Connection connection) {
+    return true;
+  }
+
+  /**
    * The peer shut down its output (EOF). The connection stays open for writing; the default shuts
    * down this side's output too once pending writes are flushed, which completes the close.
    */

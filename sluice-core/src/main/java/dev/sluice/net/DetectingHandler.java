@@ -86,6 +86,7 @@ public final class DetectingHandler implements ConnectionHandler {
     decided = true;
     cancelTimer();
     held = null;
+    detector.onClosed(connection, reason);
   }
 
   /**

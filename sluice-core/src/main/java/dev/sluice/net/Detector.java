@@ -29,6 +29,13 @@ public interface Detector {
         "detect_eof", "the peer closed after " + prefix.remaining() + " B, before a decision");
   }
 
+  /**
+   * The connection closed while the detector still had it: before a decision (the peer reset it,
+   * the loop shut down) or after a rejection. The last the detector hears of it; the default does
+   * nothing.
+   */
+  default void onClosed(Connection connection, CloseReason reason) {}
+
   /** No decision within the most bytes allowed; the default refuses the connection. */
   default Detection onLimit(Connection connection, ByteBuffer prefix) {
     return Detection.reject(

@@ -78,6 +78,9 @@ public final class Listener implements AutoCloseable {
     try {
       if (!unix) {
         server.setOption(StandardSocketOptions.SO_REUSEADDR, options.reuseAddress());
+        if (options.reusePort()) {
+          server.setOption(StandardSocketOptions.SO_REUSEPORT, true);
+        }
       }
       if (options.receiveBufferSize() > 0) {
         server.setOption(StandardSocketOptions.SO_RCVBUF, options.receiveBufferSize());

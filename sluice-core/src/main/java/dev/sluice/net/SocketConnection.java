@@ -315,6 +315,11 @@ public final class SocketConnection implements Connection {
     ReadSlab slab = loop.readSlab();
     int maxReads = loop.config().maxReadsPerEvent();
     for (int i = 0; i < maxReads && wantsRead(); i++) {
+      if (!handler.mayRead(this)) {
+        readingPaused = true;
+        updateInterest();
+        return;
+      }
       ByteBuffer target = slab.prepareRead();
       if (maxReadBytes < target.remaining()) {
         target.limit(maxReadBytes);

@@ -9,6 +9,8 @@ import java.time.Duration;
  * @param tcpNoDelay disable Nagle's algorithm
  * @param keepAlive enable TCP keep-alive probes
  * @param reuseAddress SO_REUSEADDR on listeners and connectors
+ * @param reusePort SO_REUSEPORT on TCP listeners: several processes may listen on one port (a new
+ *     one starts while the old one drains), the kernel spreading connections over them
  * @param sendBufferSize SO_SNDBUF in bytes, 0 for the OS default
  * @param receiveBufferSize SO_RCVBUF in bytes, 0 for the OS default
  * @param idleTimeout close after no bytes moved and nothing was pending for this long; {@link
@@ -21,6 +23,7 @@ public record SocketOptions(
     boolean tcpNoDelay,
     boolean keepAlive,
     boolean reuseAddress,
+    boolean reusePort,
     int sendBufferSize,
     int receiveBufferSize,
     Duration idleTimeout,
@@ -38,9 +41,13 @@ public record SocketOptions(
     }
   }
 
-  /** TCP_NODELAY on, keep-alive off, SO_REUSEADDR on, no idle timeout, 10 s connect timeout. */
+  /**
+   * TCP_NODELAY on, keep-alive off, SO_REUSEADDR on, SO_REUSEPORT off, no idle timeout, 10 s
+   * connect timeout.
+   */
   public static SocketOptions defaults() {
-    return new SocketOptions(true, false, true, 0, 0, Duration.ZERO, Duration.ofSeconds(10), 4096);
+    return new SocketOptions(
+        true, false, true, false, 0, 0, Duration.ZERO, Duration.ofSeconds(10), 4096);
   }
 
   /** With an idle timeout. */
@@ -49,6 +56,7 @@ public record SocketOptions(
         tcpNoDelay,
         keepAlive,
         reuseAddress,
+        reusePort,
         sendBufferSize,
         receiveBufferSize,
         timeout,
@@ -62,6 +70,7 @@ public record SocketOptions(
         tcpNoDelay,
         keepAlive,
         reuseAddress,
+        reusePort,
         sendBufferSize,
         receiveBufferSize,
         idleTimeout,
@@ -72,7 +81,15 @@ public record SocketOptions(
   /** With SO_SNDBUF and SO_RCVBUF (0 for the OS default). */
   public SocketOptions withBufferSizes(int send, int receive) {
     return new SocketOptions(
-        tcpNoDelay, keepAlive, reuseAddress, send, receive, idleTimeout, connectTimeout, backlog);
+        tcpNoDelay,
+        keepAlive,
+        reuseAddress,
+        reusePort,
+        send,
+        receive,
+        idleTimeout,
+        connectTimeout,
+        backlog);
   }
 
   /** With TCP keep-alive on or off. */
@@ -81,10 +98,39 @@ public record SocketOptions(
         tcpNoDelay,
         on,
         reuseAddress,
+        reusePort,
         sendBufferSize,
         receiveBufferSize,
         idleTimeout,
         connectTimeout,
         backlog);
+  }
+
+  /** With SO_REUSEPORT on or off (TCP listeners). */
+  public SocketOptions withReusePort(boolean on) {
+    return new SocketOptions(
+        tcpNoDelay,
+        keepAlive,
+        reuseAddress,
+        on,
+        sendBufferSize,
+        receiveBufferSize,
+        idleTimeout,
+        connectTimeout,
+        backlog);
+  }
+
+  /** With the listen backlog. */
+  public SocketOptions withBacklog(int connections) {
+    return new SocketOptions(
+        tcpNoDelay,
+        keepAlive,
+        reuseAddress,
+        reusePort,
+        sendBufferSize,
+        receiveBufferSize,
+        idleTimeout,
+        connectTimeout,
+        connections);
   }
 }

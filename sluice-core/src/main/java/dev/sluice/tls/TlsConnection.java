@@ -1073,6 +1073,15 @@ public final class TlsConnection implements Connection {
     }
 
     @Override
+    public boolean mayRead(Connection connection) {
+      if (handshake != Handshake.FINISHED || app.mayRead(TlsConnection.this)) {
+        return true;
+      }
+      readingPaused = true; // so that the application's resumeReading resumes the transport
+      return false;
+    }
+
+    @Override
     public void onEndOfInput(Connection connection) {
       onTransportEndOfInput();
     }

@@ -70,7 +70,8 @@ public record TrustMaterial(List<X509Certificate> authorities, String source) {
     return new TrustMaterial(authorities, "in-memory trust material");
   }
 
-  TrustManager[] trustManagers() throws GeneralSecurityException {
+  /** The JDK trust managers that accept exactly these authorities. */
+  public TrustManager[] trustManagers() throws GeneralSecurityException {
     KeyStore store = KeyStore.getInstance("PKCS12");
     try {
       store.load(null, null);

@@ -20,12 +20,13 @@ public final class Usage {
     out.append(
         """
         Usage:
-          ./sluice                 demonstration: retention (1400 B chunks) and bigwrite (256 MiB
+          ./sluice demo            demonstration: retention (1400 B chunks) and bigwrite (256 MiB
                                    heap buffer), Sluice vs Netty, 3 runs per arm, as a table
           ./sluice bench WORKLOAD [--OPTION VALUE]... [--impl all|ARM[,ARM]...] [--runs N] [--json]
                                    run one benchmark; each run starts the measured side and its
                                    peer as separate JVMs and reads memory from /proc
-          ./sluice help [WORKLOAD] this text, or one workload's options and fields
+          ./sluice bench help [WORKLOAD]
+                                   this text, or one workload's options and fields
 
         Workloads:
         """);

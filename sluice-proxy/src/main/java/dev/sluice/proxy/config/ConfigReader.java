@@ -1,0 +1,623 @@
+package dev.sluice.proxy.config;
+
+import dev.sluice.net.Timeouts;
+import dev.sluice.proxy.config.ClusterConfig.UpstreamConfig;
+import dev.sluice.proxy.config.ListenerTls.Certificate;
+import dev.sluice.proxy.config.ListenerTls.ClientAuthMode;
+import dev.sluice.proxy.config.YamlNode.Problems;
+import dev.sluice.tls.KeyMaterial;
+import dev.sluice.tls.KeyMaterialException;
+import dev.sluice.tls.TrustMaterial;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.cert.CertificateParsingException;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+import javax.security.auth.x500.X500Principal;
+import org.snakeyaml.engine.v2.api.LoadSettings;
+import org.snakeyaml.engine.v2.api.lowlevel.Compose;
+import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
+import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
+import org.snakeyaml.engine.v2.nodes.Node;
+
+/**
+ * Reads one YAML file into a {@link ProxyConfig}, or fails with every problem it found, each naming
+ * file, line and field path. Unknown fields are errors; relative file paths are resolved against
+ * the file's directory; certificates and keys are loaded, so a configuration that reads here also
+ * starts. The fields, their defaults and their units are documented in the reference configuration
+ * ({@code sluice-proxy/config/reference.yaml}).
+ */
+public final class ConfigReader {
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]*");
+  private static final Pattern HOST_NAME =
+      Pattern.compile("(\\*\\.)?([a-z0-9]([a-z0-9-]*[a-z0-9])?\\.)*[a-z0-9]([a-z0-9-]*[a-z0-9])?");
+  private static final long MIN_BYTES_IN_FLIGHT = 64 * 1024;
+  private static final int DEFAULT_CLIENT_HELLO_BYTES = 16 * 1024;
+
+  private final String file;
+  private final Path baseDir;
+  private final Problems problems;
+
+  private ConfigReader(String file, Path baseDir) {
+    this.file = file;
+    this.baseDir = baseDir;
+    this.problems = new Problems(file);
+  }
+
+  /** Reads and validates {@code path}. */
+  public static ProxyConfig read(Path path) throws ConfigException {
+    String text;
+    try {
+      text = Files.readString(path);
+    } catch (IOException e) {
+      throw new ConfigException(
+          List.of(new Problem(path.toString(), 0, "", "cannot read the file: " + e.getMessage())));
+    }
+    Path dir = path.toAbsolutePath().getParent();
+    return read(text, path.toString(), dir);
+  }
+
+  /**
+   * Reads and validates YAML {@code text} named {@code file} in messages, resolving relative paths
+   * against {@code baseDir}.
+   */
+  public static ProxyConfig read(String text, String file, Path baseDir) throws ConfigException {
+    return new ConfigReader(file, baseDir).parse(text);
+  }
+
+  private ProxyConfig parse(String text) throws ConfigException {
+    Node root;
+    try {
+      root =
+          new Compose(LoadSettings.builder().setLabel(file).build())
+              .composeString(text)
+              .orElse(null);
+    } catch (MarkedYamlEngineException e) {
+      int line = e.getProblemMark().map(m -> m.getLine() + 1).orElse(0);
+      throw new ConfigException(
+          List.of(new Problem(file, line, "", "not valid YAML: " + e.getProblem())));
+    } catch (YamlEngineException e) {
+      throw new ConfigException(List.of(new Problem(file, 0, "", "not valid YAML: " + e)));
+    }
+    if (root == null) {
+      throw new ConfigException(
+          List.of(new Problem(file, 0, "", "the file is empty: it needs listeners and clusters")));
+    }
+    ProxyConfig config = proxy(new YamlNode(root, "", problems));
+    if (!problems.list().isEmpty()) {
+      throw new ConfigException(problems.list());
+    }
+    return config;
+  }
+
+  private ProxyConfig proxy(YamlNode root) {
+    Map<String, YamlNode> f = root.fields("listeners", "clusters", "timeouts", "buffers");
+    Map<String, YamlNode> t =
+        f.containsKey("timeouts")
+            ? f.get("timeouts")
+                .fields(
+                    "connect", "idle", "handshake", "halfClose", "maxConnectionDuration", "drain")
+            : Map.of();
+    TimeoutSettings timeouts = timeouts(t, TimeoutSettings.DEFAULTS);
+    Duration drain = timeout(t, "drain", Duration.ofSeconds(30));
+    GlobalBuffers buffers = buffers(f.get("buffers"));
+
+    List<ClusterConfig> clusters = new ArrayList<>();
+    Map<String, YamlNode> clusterNodes = new HashMap<>();
+    YamlNode clusterList = require(root, f, "clusters");
+    if (clusterList != null) {
+      for (YamlNode item : clusterList.items()) {
+        ClusterConfig cluster = cluster(item);
+        if (cluster != null) {
+          if (clusterNodes.putIfAbsent(cluster.name(), item) != null) {
+            item.problem("a second cluster named '" + cluster.name() + "'");
+          }
+          clusters.add(cluster);
+        }
+      }
+    }
+
+    List<ListenerConfig> listeners = new ArrayList<>();
+    Set<String> listenerNames = new HashSet<>();
+    Set<String> addresses = new HashSet<>();
+    YamlNode listenerList = require(root, f, "listeners");
+    if (listenerList != null) {
+      List<YamlNode> items = listenerList.items();
+      if (items.isEmpty() && listenerList.isSequence()) {
+        listenerList.problem("needs at least one listener");
+      }
+      for (YamlNode item : items) {
+        ListenerConfig listener = listener(item, timeouts, buffers, clusterNodes.keySet());
+        if (listener == null) {
+          continue;
+        }
+        if (!listenerNames.add(listener.name())) {
+          item.problem("a second listener named '" + listener.name() + "'");
+        }
+        if (!addresses.add(listener.address().toString())
+            && !(listener.address() instanceof Endpoint.Tcp tcp && tcp.port() == 0)) {
+          item.problem("a second listener on " + listener.address());
+        }
+        listeners.add(listener);
+      }
+    }
+    return new ProxyConfig(listeners, clusters, buffers.maxBytesInFlight, drain, file);
+  }
+
+  // ---- listeners ----
+
+  private ListenerConfig listener(
+      YamlNode node,
+      TimeoutSettings globalTimeouts,
+      GlobalBuffers globalBuffers,
+      Set<String> clusters) {
+    Map<String, YamlNode> f =
+        node.fields(
+            "name", "address", "cluster", "sni", "tls", "maxConnections", "timeouts", "buffers");
+    String name = name(node, f);
+    Endpoint address = endpoint(require(node, f, "address"));
+    ListenerTls tls = f.containsKey("tls") ? listenerTls(f.get("tls")) : null;
+    Route route = route(node, f, clusters, tls);
+    int maxConnections = f.containsKey("maxConnections") ? limit(f.get("maxConnections")) : 0;
+    TimeoutSettings timeouts =
+        f.containsKey("timeouts")
+            ? timeouts(
+                f.get("timeouts")
+                    .fields("connect", "idle", "handshake", "halfClose", "maxConnectionDuration"),
+                globalTimeouts)
+            : globalTimeouts;
+    ReadSizes reads =
+        f.containsKey("buffers")
+            ? readSizes(
+                f.get("buffers")
+                    .fields("readBufferSize", "clientReadBufferSize", "upstreamReadBufferSize"),
+                globalBuffers.reads)
+            : globalBuffers.reads;
+    if (name == null || address == null || route == null) {
+      return null;
+    }
+    return new ListenerConfig(name, address, route, tls, maxConnections, timeouts, reads);
+  }
+
+  private Route route(
+      YamlNode listener, Map<String, YamlNode> f, Set<String> clusters, ListenerTls tls) {
+    YamlNode cluster = f.get("cluster");
+    YamlNode sni = f.get("sni");
+    if (cluster != null && sni != null) {
+      listener.problem("has both cluster and sni: give one (sni rules can end with a default)");
+      return null;
+    }
+    if (cluster == null && sni == null) {
+      listener.problem("needs a route: cluster: NAME, or sni: [rules]");
+      return null;
+    }
+    if (cluster != null) {
+      String name = clusterReference(cluster, clusters);
+      return name == null ? null : new Route.ToCluster(name);
+    }
+    if (tls == null) {
+      sni.problem(
+          "routing by server name needs tls on the listener (certificates to terminate, or"
+              + " passthrough: true)");
+    }
+    List<Route.SniRule> rules = new ArrayList<>();
+    String defaultCluster = null;
+    for (YamlNode rule : sni.items()) {
+      Map<String, YamlNode> r = rule.fields("match", "cluster", "default");
+      if (r.containsKey("default")) {
+        if (r.size() > 1) {
+          rule.problem("a default rule has only default: CLUSTER");
+        }
+        if (defaultCluster != null) {
+          rule.problem("a second default rule");
+        }
+        defaultCluster = clusterReference(r.get("default"), clusters);
+        continue;
+      }
+      YamlNode match = require(rule, r, "match");
+      YamlNode target = require(rule, r, "cluster");
+      String pattern = match == null ? null : match.text().orElse(null);
+      if (pattern != null && !HOST_NAME.matcher(pattern.toLowerCase(Locale.ROOT)).matches()) {
+        match.problem(
+            "'"
+                + pattern
+                + "' is not a server name: an exact name, or *. and a domain (one label)");
+        pattern = null;
+      }
+      String name = target == null ? null : clusterReference(target, clusters);
+      if (pattern != null && name != null) {
+        rules.add(new Route.SniRule(pattern, name));
+      }
+    }
+    if (rules.isEmpty() && defaultCluster == null && sni.isSequence()) {
+      sni.problem("needs at least one rule");
+    }
+    return new Route.BySni(rules, defaultCluster);
+  }
+
+  private String clusterReference(YamlNode node, Set<String> clusters) {
+    String name = node.text().orElse(null);
+    if (name != null && !clusters.contains(name)) {
+      node.problem(
+          "no cluster named '"
+              + name
+              + "'"
+              + (clusters.isEmpty() ? "" : " (clusters: " + String.join(", ", clusters) + ")"));
+      return null;
+    }
+    return name;
+  }
+
+  private ListenerTls listenerTls(YamlNode node) {
+    Map<String, YamlNode> f =
+        node.fields(
+            "certificates",
+            "alpn",
+            "clientAuth",
+            "clientCa",
+            "protocols",
+            "passthrough",
+            "maxClientHelloBytes");
+    boolean passthrough = f.containsKey("passthrough") && bool(f.get("passthrough"));
+    if (passthrough) {
+      for (String key : List.of("certificates", "alpn", "clientAuth", "clientCa", "protocols")) {
+        if (f.containsKey(key)) {
+          f.get(key).problem("a passthrough listener does not terminate TLS: remove " + key);
+        }
+      }
+      int max =
+          f.containsKey("maxClientHelloBytes")
+              ? (int) sizeIn(f.get("maxClientHelloBytes"), 512, 1 << 20, DEFAULT_CLIENT_HELLO_BYTES)
+              : DEFAULT_CLIENT_HELLO_BYTES;
+      return new ListenerTls.Passthrough(max);
+    }
+    if (f.containsKey("maxClientHelloBytes")) {
+      f.get("maxClientHelloBytes").problem("only for passthrough: true");
+    }
+    List<Certificate> certificates = new ArrayList<>();
+    YamlNode certs = require(node, f, "certificates");
+    if (certs != null) {
+      for (YamlNode item : certs.items()) {
+        Certificate files = certificate(item);
+        if (files != null) {
+          certificates.add(files);
+        }
+      }
+      if (certs.isSequence() && certs.items().isEmpty()) {
+        certs.problem("needs at least one certificate");
+      }
+    }
+    List<String> alpn = f.containsKey("alpn") ? strings(f.get("alpn")) : List.of();
+    List<String> protocols =
+        f.containsKey("protocols") ? protocols(f.get("protocols")) : List.of("TLSv1.3", "TLSv1.2");
+    ClientAuthMode clientAuth =
+        f.containsKey("clientAuth")
+            ? choice(f.get("clientAuth"), ClientAuthMode.class, ClientAuthMode.NONE)
+            : ClientAuthMode.NONE;
+    Path clientCa = null;
+    if (f.containsKey("clientCa")) {
+      clientCa = readableFile(f.get("clientCa"));
+      if (clientCa != null) {
+        try {
+          TrustMaterial.fromPem(clientCa);
+        } catch (KeyMaterialException e) {
+          f.get("clientCa").problem(e.getMessage());
+        }
+      }
+    } else if (clientAuth != ClientAuthMode.NONE) {
+      node.problem(
+          "clientAuth " + clientAuth.name().toLowerCase(Locale.ROOT) + " needs clientCa: FILE");
+    }
+    return new ListenerTls.Terminate(certificates, alpn, clientAuth, clientCa, protocols);
+  }
+
+  private Certificate certificate(YamlNode node) {
+    Map<String, YamlNode> f = node.fields("cert", "key", "p12", "password");
+    String password = f.containsKey("password") ? f.get("password").text().orElse(null) : null;
+    Certificate certificate;
+    if (f.containsKey("p12")) {
+      if (f.containsKey("cert") || f.containsKey("key")) {
+        node.problem("give cert and key (PEM) or p12 (PKCS#12), not both");
+        return null;
+      }
+      if (password == null) {
+        node.problem("a p12 file needs its password");
+        return null;
+      }
+      Path p12 = readableFile(f.get("p12"));
+      if (p12 == null) {
+        return null;
+      }
+      certificate = new ListenerTls.Pkcs12(p12, password);
+    } else {
+      Path cert = readableFile(require(node, f, "cert"));
+      Path key = readableFile(require(node, f, "key"));
+      if (cert == null || key == null) {
+        return null;
+      }
+      certificate = new ListenerTls.Pem(cert, key, password);
+    }
+    try {
+      KeyMaterial material = certificate.load();
+      if (serverNames(material.certificate()).isEmpty()) {
+        node.problem("the certificate names no host (no DNS subject alternative name, no CN)");
+      }
+    } catch (KeyMaterialException e) {
+      node.problem(e.getMessage());
+      return null;
+    }
+    return certificate;
+  }
+
+  /** The DNS names a certificate is for: its subject alternative names, else its CN. */
+  public static List<String> serverNames(X509Certificate certificate) {
+    Set<String> names = new LinkedHashSet<>();
+    try {
+      if (certificate.getSubjectAlternativeNames() != null) {
+        for (List<?> san : certificate.getSubjectAlternativeNames()) {
+          if (san.size() >= 2 && Integer.valueOf(2).equals(san.get(0))) {
+            names.add(String.valueOf(san.get(1)).toLowerCase(Locale.ROOT));
+          }
+        }
+      }
+    } catch (CertificateParsingException e) {
+      // fall back to the CN
+    }
+    if (names.isEmpty()) {
+      String dn = certificate.getSubjectX500Principal().getName(X500Principal.RFC2253);
+      for (String part : dn.split(",")) {
+        if (part.startsWith("CN=")) {
+          names.add(part.substring(3).toLowerCase(Locale.ROOT));
+        }
+      }
+    }
+    return List.copyOf(names);
+  }
+
+  // ---- clusters ----
+
+  private ClusterConfig cluster(YamlNode node) {
+    Map<String, YamlNode> f = node.fields("name", "upstreams");
+    String name = name(node, f);
+    List<UpstreamConfig> upstreams = new ArrayList<>();
+    YamlNode list = require(node, f, "upstreams");
+    if (list != null) {
+      for (YamlNode item : list.items()) {
+        Map<String, YamlNode> u = item.fields("address", "weight");
+        Endpoint address = endpoint(require(item, u, "address"));
+        int weight = u.containsKey("weight") ? intIn(u.get("weight"), 1, 1000, 1) : 1;
+        if (address != null) {
+          upstreams.add(new UpstreamConfig(address, weight));
+        }
+      }
+      if (list.isSequence() && list.items().isEmpty()) {
+        list.problem("needs at least one upstream");
+      }
+    }
+    return name == null ? null : new ClusterConfig(name, upstreams);
+  }
+
+  // ---- timeouts and buffers ----
+
+  private TimeoutSettings timeouts(Map<String, YamlNode> f, TimeoutSettings base) {
+    return new TimeoutSettings(
+        timeout(f, "connect", base.connect()),
+        timeout(f, "idle", base.idle()),
+        timeout(f, "handshake", base.handshake()),
+        timeout(f, "halfClose", base.halfClose()),
+        timeout(f, "maxConnectionDuration", base.maxConnectionDuration()));
+  }
+
+  private Duration timeout(Map<String, YamlNode> f, String key, Duration fallback) {
+    YamlNode node = f.get(key);
+    if (node == null) {
+      return fallback;
+    }
+    return node.text()
+        .map(
+            text -> {
+              try {
+                return Timeouts.check(key, Units.duration(text));
+              } catch (IllegalArgumentException e) {
+                node.problem(e.getMessage());
+                return fallback;
+              }
+            })
+        .orElse(fallback);
+  }
+
+  private record GlobalBuffers(ReadSizes reads, long maxBytesInFlight) {}
+
+  private GlobalBuffers buffers(YamlNode node) {
+    long defaultBudget = Runtime.getRuntime().maxMemory() / 4;
+    ReadSizes defaults = new ReadSizes(ReadSizes.DEFAULT, ReadSizes.DEFAULT);
+    if (node == null) {
+      return new GlobalBuffers(defaults, defaultBudget);
+    }
+    Map<String, YamlNode> f =
+        node.fields(
+            "readBufferSize", "clientReadBufferSize", "upstreamReadBufferSize", "maxBytesInFlight");
+    long budget =
+        f.containsKey("maxBytesInFlight")
+            ? sizeIn(f.get("maxBytesInFlight"), MIN_BYTES_IN_FLIGHT, Long.MAX_VALUE, defaultBudget)
+            : defaultBudget;
+    return new GlobalBuffers(readSizes(f, defaults), budget);
+  }
+
+  private ReadSizes readSizes(Map<String, YamlNode> f, ReadSizes base) {
+    int both = -1;
+    if (f.containsKey("readBufferSize")) {
+      both = (int) sizeIn(f.get("readBufferSize"), 1, ReadSizes.MAX, ReadSizes.DEFAULT);
+    }
+    int client = both > 0 ? both : base.client();
+    int upstream = both > 0 ? both : base.upstream();
+    if (f.containsKey("clientReadBufferSize")) {
+      client = (int) sizeIn(f.get("clientReadBufferSize"), 1, ReadSizes.MAX, client);
+    }
+    if (f.containsKey("upstreamReadBufferSize")) {
+      upstream = (int) sizeIn(f.get("upstreamReadBufferSize"), 1, ReadSizes.MAX, upstream);
+    }
+    return new ReadSizes(client, upstream);
+  }
+
+  // ---- values ----
+
+  private YamlNode require(YamlNode parent, Map<String, YamlNode> fields, String key) {
+    YamlNode node = fields.get(key);
+    if (node == null) {
+      parent.problem("missing field '" + key + "'");
+    }
+    return node;
+  }
+
+  private String name(YamlNode parent, Map<String, YamlNode> f) {
+    YamlNode node = require(parent, f, "name");
+    String name = node == null ? null : node.text().orElse(null);
+    if (name != null && !NAME.matcher(name).matches()) {
+      node.problem("'" + name + "' is not a name: letters, digits, '_', '.' and '-'");
+      return null;
+    }
+    return name;
+  }
+
+  private Endpoint endpoint(YamlNode node) {
+    return node == null ? null : parsed(node, Endpoint::parse);
+  }
+
+  private Path readableFile(YamlNode node) {
+    if (node == null) {
+      return null;
+    }
+    String text = node.text().orElse(null);
+    if (text == null) {
+      return null;
+    }
+    Path path = baseDir.resolve(text).normalize();
+    if (!Files.isReadable(path)) {
+      node.problem(
+          "cannot read " + path + (Files.exists(path) ? " (permissions)" : " (no such file)"));
+      return null;
+    }
+    return path;
+  }
+
+  private boolean bool(YamlNode node) {
+    String text = node.text().orElse("");
+    return switch (text) {
+      case "true" -> true;
+      case "false" -> false;
+      default -> {
+        node.problem("'" + text + "' is not true or false");
+        yield false;
+      }
+    };
+  }
+
+  private int limit(YamlNode node) {
+    if (node.text().filter("none"::equals).isPresent()) {
+      return 0;
+    }
+    return intIn(node, 1, Integer.MAX_VALUE, 0);
+  }
+
+  private int intIn(YamlNode node, int min, int max, int fallback) {
+    String text = node.text().orElse(null);
+    if (text == null) {
+      return fallback;
+    }
+    try {
+      long value = Long.parseLong(text.strip());
+      if (value < min || value > max) {
+        node.problem(value + " is out of range " + min + ".." + max);
+        return fallback;
+      }
+      return (int) value;
+    } catch (NumberFormatException e) {
+      node.problem("'" + text + "' is not a whole number");
+      return fallback;
+    }
+  }
+
+  private long sizeIn(YamlNode node, long min, long max, long fallback) {
+    Long size = parsed(node, Units::size);
+    if (size == null) {
+      return fallback;
+    }
+    if (size < min || size > max) {
+      node.problem(
+          Units.formatSize(size)
+              + " is out of range "
+              + Units.formatSize(min)
+              + ".."
+              + (max == Long.MAX_VALUE ? "" : Units.formatSize(max)));
+      return fallback;
+    }
+    return size;
+  }
+
+  private List<String> strings(YamlNode node) {
+    List<String> values = new ArrayList<>();
+    for (YamlNode item : node.items()) {
+      item.text().ifPresent(values::add);
+    }
+    return values;
+  }
+
+  private List<String> protocols(YamlNode node) {
+    List<String> values = strings(node);
+    for (int i = 0; i < values.size(); i++) {
+      if (!values.get(i).equals("TLSv1.3") && !values.get(i).equals("TLSv1.2")) {
+        node.items()
+            .get(i)
+            .problem("'" + values.get(i) + "' is not a protocol: TLSv1.3 or TLSv1.2");
+      }
+    }
+    if (values.isEmpty() && node.isSequence()) {
+      node.problem("needs at least one protocol");
+    }
+    return values;
+  }
+
+  private <E extends Enum<E>> E choice(YamlNode node, Class<E> type, E fallback) {
+    String text = node.text().orElse(null);
+    if (text == null) {
+      return fallback;
+    }
+    for (E value : type.getEnumConstants()) {
+      if (value.name().equalsIgnoreCase(text)) {
+        return value;
+      }
+    }
+    List<String> names = new ArrayList<>();
+    for (E value : type.getEnumConstants()) {
+      names.add(value.name().toLowerCase(Locale.ROOT));
+    }
+    node.problem("'" + text + "' is not one of " + String.join(", ", names));
+    return fallback;
+  }
+
+  private <T> T parsed(YamlNode node, Function<String, T> parser) {
+    Optional<String> text = node.text();
+    if (text.isEmpty()) {
+      return null;
+    }
+    try {
+      return parser.apply(text.get());
+    } catch (IllegalArgumentException e) {
+      node.problem(e.getMessage());
+      return null;
+    }
+  }
+}

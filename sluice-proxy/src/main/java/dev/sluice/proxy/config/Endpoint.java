@@ -1,0 +1,77 @@
+package dev.sluice.proxy.config;
+
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
+import java.nio.file.Path;
+
+/** Where a listener binds or an upstream is: TCP {@code host:port} or a Unix socket. */
+public sealed interface Endpoint {
+
+  /** The address to bind or connect to (a TCP host name is resolved here). */
+  SocketAddress socketAddress();
+
+  /** TCP: a host name or IP literal and a port. */
+  record Tcp(String host, int port) implements Endpoint {
+    @Override
+    public SocketAddress socketAddress() {
+      return new InetSocketAddress(host, port);
+    }
+
+    @Override
+    public String toString() {
+      return (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
+    }
+  }
+
+  /** A Unix-domain stream socket. */
+  record Unix(Path path) implements Endpoint {
+    @Override
+    public SocketAddress socketAddress() {
+      return UnixDomainSocketAddress.of(path);
+    }
+
+    @Override
+    public String toString() {
+      return "unix:" + path;
+    }
+  }
+
+  /**
+   * Parses {@code host:port}, {@code [v6]:port} or {@code unix:/path}.
+   *
+   * @throws IllegalArgumentException saying what is accepted
+   */
+  static Endpoint parse(String text) {
+    String t = text.strip();
+    if (t.startsWith("unix:")) {
+      String path = t.substring("unix:".length());
+      if (path.isEmpty()) {
+        throw new IllegalArgumentException("'" + text + "' names no socket file");
+      }
+      return new Unix(Path.of(path));
+    }
+    int colon = t.lastIndexOf(':');
+    if (colon <= 0 || colon == t.length() - 1) {
+      throw new IllegalArgumentException(
+          "'" + text + "' is not an address: use host:port, [ipv6]:port or unix:/path");
+    }
+    String host = t.substring(0, colon);
+    if (host.startsWith("[") && host.endsWith("]")) {
+      host = host.substring(1, host.length() - 1);
+    } else if (host.contains(":")) {
+      throw new IllegalArgumentException(
+          "'" + text + "': write an IPv6 address in brackets, as [::1]:7000");
+    }
+    int port;
+    try {
+      port = Integer.parseInt(t.substring(colon + 1));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("'" + text + "' has no port number after the colon");
+    }
+    if (port < 0 || port > 65535) {
+      throw new IllegalArgumentException("'" + text + "': port must be 0..65535");
+    }
+    return new Tcp(host, port);
+  }
+}

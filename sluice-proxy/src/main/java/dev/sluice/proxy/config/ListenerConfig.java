@@ -1,0 +1,21 @@
+package dev.sluice.proxy.config;
+
+/**
+ * One listener: where it binds, what its clients speak, where their connections go.
+ *
+ * @param name a label for metrics and logs
+ * @param address TCP host:port or a Unix socket
+ * @param route the cluster, or the rules that pick one by the client's server name (SNI)
+ * @param tls TLS termination or passthrough; null for plain TCP
+ * @param maxConnections the most pairs open at once through this listener; 0 for no limit
+ * @param timeouts the timeouts of its pairs (the global ones with this listener's overrides)
+ * @param reads the read sizes of its pairs (likewise)
+ */
+public record ListenerConfig(
+    String name,
+    Endpoint address,
+    Route route,
+    ListenerTls tls,
+    int maxConnections,
+    TimeoutSettings timeouts,
+    ReadSizes reads) {}

@@ -1,0 +1,66 @@
+package dev.sluice.proxy.config;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/** TLS on a listener: terminated here, or passed through untouched. */
+public sealed interface ListenerTls {
+
+  /**
+   * Terminated here: certificates chosen by the client's server name (the names are read from each
+   * certificate; the first certificate also answers clients whose name matches none), ALPN, and
+   * optional client certificates.
+   */
+  record Terminate(
+      List<Certificate> certificates,
+      List<String> alpn,
+      ClientAuthMode clientAuth,
+      Path clientCa,
+      List<String> protocols)
+      implements ListenerTls {
+    public Terminate {
+      certificates = List.copyOf(certificates);
+      alpn = List.copyOf(alpn);
+      protocols = List.copyOf(protocols);
+    }
+  }
+
+  /**
+   * Passed through: the ClientHello is read (without terminating) for its server name and forwarded
+   * untouched with everything after it.
+   *
+   * @param maxClientHelloBytes the most bytes of ClientHello read before giving up
+   */
+  record Passthrough(int maxClientHelloBytes) implements ListenerTls {}
+
+  /** A certificate chain and its private key. */
+  sealed interface Certificate {
+    /** Loads the chain and key. */
+    dev.sluice.tls.KeyMaterial load() throws dev.sluice.tls.KeyMaterialException;
+  }
+
+  /** PEM files: the chain, and the key (PKCS#8, PKCS#1 or SEC1; {@code password} if encrypted). */
+  record Pem(Path cert, Path key, String password) implements Certificate {
+    @Override
+    public dev.sluice.tls.KeyMaterial load() throws dev.sluice.tls.KeyMaterialException {
+      return password == null
+          ? dev.sluice.tls.KeyMaterial.fromPem(cert, key)
+          : dev.sluice.tls.KeyMaterial.fromPem(cert, key, password.toCharArray());
+    }
+  }
+
+  /** A PKCS#12 file holding the chain and the key. */
+  record Pkcs12(Path file, String password) implements Certificate {
+    @Override
+    public dev.sluice.tls.KeyMaterial load() throws dev.sluice.tls.KeyMaterialException {
+      return dev.sluice.tls.KeyMaterial.fromPkcs12(file, password.toCharArray());
+    }
+  }
+
+  /** Whether clients must present a certificate. */
+  enum ClientAuthMode {
+    NONE,
+    OPTIONAL,
+    REQUIRED
+  }
+}

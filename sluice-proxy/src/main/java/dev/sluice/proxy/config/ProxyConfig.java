@@ -1,0 +1,31 @@
+package dev.sluice.proxy.config;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A whole, validated proxy configuration: what {@link ConfigReader} makes of one YAML file.
+ *
+ * @param listeners where clients connect, and where their connections go
+ * @param clusters named groups of upstreams
+ * @param maxBytesInFlight the most bytes the whole proxy holds in pending copies
+ * @param drainTimeout how long a graceful shutdown lets pairs finish before closing them
+ * @param source where it was read from (a file, or {@code <embedded>})
+ */
+public record ProxyConfig(
+    List<ListenerConfig> listeners,
+    List<ClusterConfig> clusters,
+    long maxBytesInFlight,
+    java.time.Duration drainTimeout,
+    String source) {
+
+  public ProxyConfig {
+    listeners = List.copyOf(listeners);
+    clusters = List.copyOf(clusters);
+  }
+
+  /** The cluster of that name. */
+  public Optional<ClusterConfig> cluster(String name) {
+    return clusters.stream().filter(c -> c.name().equals(name)).findFirst();
+  }
+}

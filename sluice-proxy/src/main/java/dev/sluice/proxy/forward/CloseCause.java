@@ -1,0 +1,57 @@
+package dev.sluice.proxy.forward;
+
+/**
+ * Why a pair ended, as the operator sees it in metrics and the access log: the first cause wins (an
+ * idle timeout that resets the upstream is an idle timeout, not an upstream reset).
+ */
+public enum CloseCause {
+  /** Both directions finished; the client ended its side first. */
+  CLIENT_EOF("client_eof"),
+  /** Both directions finished; the upstream ended its side first. */
+  UPSTREAM_EOF("upstream_eof"),
+  /** No bytes moved either way, and nothing was pending, for the idle timeout. */
+  IDLE_TIMEOUT("idle_timeout"),
+  /** One side ended and the other did not follow within the half-close timeout. */
+  HALF_CLOSE_TIMEOUT("half_close_timeout"),
+  /** The pair reached its maximum duration. */
+  MAX_DURATION("max_duration"),
+  /** The upstream did not accept the connection in time. */
+  CONNECT_TIMEOUT("connect_timeout"),
+  /** The upstream refused the connection. */
+  CONNECT_REFUSED("connect_refused"),
+  /** Connecting to the upstream failed otherwise (unreachable, out of file descriptors...). */
+  CONNECT_FAILED("connect_failed"),
+  /** The client reset its connection. */
+  CLIENT_RESET("client_reset"),
+  /** The upstream reset its connection. */
+  UPSTREAM_RESET("upstream_reset"),
+  /** The client's TLS handshake failed. */
+  TLS_HANDSHAKE_FAILED("tls_handshake_failed"),
+  /** The client did not finish its TLS handshake in time. */
+  TLS_HANDSHAKE_TIMEOUT("tls_handshake_timeout"),
+  /** A TLS error after the handshake (a bad record, a fatal alert, a truncation). */
+  TLS_ERROR("tls_error"),
+  /** A passthrough listener could not read a ClientHello (malformed, too large, too slow). */
+  CLIENT_HELLO_INVALID("client_hello_invalid"),
+  /** No route for the client (no cluster for its server name). */
+  NO_ROUTE("no_route"),
+  /** A listener limit refused the connection. */
+  LIMIT_REACHED("limit_reached"),
+  /** The proxy shut down. */
+  SHUTDOWN("shutdown"),
+  /** An error on the client's connection. */
+  CLIENT_ERROR("client_error"),
+  /** An error on the upstream's connection. */
+  UPSTREAM_ERROR("upstream_error");
+
+  private final String label;
+
+  CloseCause(String label) {
+    this.label = label;
+  }
+
+  /** The stable label used in metrics and logs. */
+  public String label() {
+    return label;
+  }
+}

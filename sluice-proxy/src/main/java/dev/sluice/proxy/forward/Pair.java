@@ -1,0 +1,533 @@
+package dev.sluice.proxy.forward;
+
+import dev.sluice.net.CloseReason;
+import dev.sluice.net.CloseReason.TlsFailure;
+import dev.sluice.net.Connection;
+import dev.sluice.net.EventLoop;
+import dev.sluice.net.SocketOptions;
+import dev.sluice.proxy.config.ReadSizes;
+import dev.sluice.proxy.config.TimeoutSettings;
+import dev.sluice.tls.TlsConnection;
+import java.net.ConnectException;
+import java.net.SocketAddress;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.List;
+import javax.net.ssl.ExtendedSSLSession;
+import javax.net.ssl.SNIHostName;
+import javax.net.ssl.SNIServerName;
+import javax.net.ssl.SSLSession;
+
+/**
+ * One proxied connection: a client's leg and an upstream's, both on the client's loop, joined by
+ * two symmetric pipes ({@link Leg}). It connects the upstream once the client is in (after its TLS
+ * handshake, or once a passthrough ClientHello named its server), forwards both ways with
+ * backpressure both ways, half-closes each direction on its own, resets the other leg at once when
+ * one resets, and ends with exactly one {@link CloseCause}. Loop thread only.
+ */
+public final class Pair {
+
+  /** What a pair needs from the listener it came in on. */
+  public interface Owner {
+    /** The proxy-wide bound on bytes in pending copies. */
+    InFlightBudget budget();
+
+    /** The listener's timeouts now (a reload may change them for established pairs too). */
+    TimeoutSettings timeouts();
+
+    /** The listener's read sizes now (likewise). */
+    ReadSizes reads();
+
+    /** The upstream for {@code pair} (its server name may be known), or null: no route. */
+    Upstream choose(Pair pair);
+
+    /** Options for connecting to upstreams (the connect timeout is the pair's). */
+    SocketOptions upstreamOptions();
+
+    /** The pair began forwarding. */
+    default void onForwarding(Pair pair) {}
+
+    /** The pair ended, for good: counters, the access log. Called exactly once per pair. */
+    void onClosed(Pair pair);
+  }
+
+  /** Where a pair's upstream leg goes, and what hears of the connect's outcome. */
+  public interface Upstream {
+    SocketAddress address();
+
+    /** A label for logs and metrics. */
+    String name();
+
+    default void connected() {}
+
+    default void connectFailed(CloseCause cause) {}
+
+    default void released() {}
+  }
+
+  private enum State {
+    /** The client's leg is not active yet (TLS handshake, ClientHello peek). */
+    OPENING,
+    CONNECTING,
+    FORWARDING,
+    CLOSING,
+    CLOSED
+  }
+
+  private final Owner owner;
+  private final Leg client = new Leg(this, Side.CLIENT);
+  private final Leg upstream = new Leg(this, Side.UPSTREAM);
+  private final long openedNanos = System.nanoTime();
+  private final long openedMillis = System.currentTimeMillis();
+  private EventLoop loop;
+  private State state = State.OPENING;
+  private CloseCause cause;
+  private String causeDetail;
+  private Side firstEnded;
+  private long firstEndedNanos;
+  private String serverName;
+  private String applicationProtocol;
+  private SocketAddress clientAddress;
+  private Upstream target;
+  private boolean upstreamActive;
+  private EventLoop.Timeout timer;
+  private long timerDueNanos;
+
+  // The loop's registry of open pairs is an intrusive list.
+  Pair prev;
+  Pair next;
+  private PairRegistry registry;
+
+  public Pair(Owner owner) {
+    this.owner = owner;
+  }
+
+  // ---- accessors (loop thread) ----
+
+  /** The client's leg: the handler to give the accepted connection (or its TLS layer). */
+  public Leg client() {
+    return client;
+  }
+
+  /** The upstream's leg. */
+  public Leg upstream() {
+    return upstream;
+  }
+
+  Leg leg(Side side) {
+    return side == Side.CLIENT ? client : upstream;
+  }
+
+  InFlightBudget budget() {
+    return owner.budget();
+  }
+
+  boolean forwarding() {
+    return state == State.FORWARDING;
+  }
+
+  /** Whether the pair is under way (not closing or closed). */
+  public boolean isOpen() {
+    return state.compareTo(State.CLOSING) < 0;
+  }
+
+  /** Why it ended, or null while open. */
+  public CloseCause cause() {
+    return cause;
+  }
+
+  /** The words behind the cause, or null. */
+  public String causeDetail() {
+    return causeDetail;
+  }
+
+  /** The server name the client asked for (SNI), or null. */
+  public String serverName() {
+    return serverName;
+  }
+
+  /** Sets the server name read from a passthrough ClientHello. */
+  public void serverName(String name) {
+    this.serverName = name;
+  }
+
+  /** The application protocol (ALPN) negotiated or offered, or null. */
+  public String applicationProtocol() {
+    return applicationProtocol;
+  }
+
+  /** Sets the protocols read from a passthrough ClientHello (the first one offered). */
+  public void applicationProtocol(String protocol) {
+    this.applicationProtocol = protocol;
+  }
+
+  /** The client's address (null until its connection is known). */
+  public SocketAddress clientAddress() {
+    return clientAddress;
+  }
+
+  /** The upstream chosen, or null. */
+  public Upstream target() {
+    return target;
+  }
+
+  /** When the client connected (wall clock, ms). */
+  public long openedMillis() {
+    return openedMillis;
+  }
+
+  /** How long the pair has lived, or lived, in ns. */
+  public long ageNanos() {
+    return System.nanoTime() - openedNanos;
+  }
+
+  /** A one-line state for dumps. */
+  public String state() {
+    return state.name().toLowerCase(java.util.Locale.ROOT);
+  }
+
+  // ---- the legs' events ----
+
+  void onLegActive(Leg leg) {
+    Connection c = leg.connection;
+    if (leg == client) {
+      onClientActive(c);
+    } else {
+      onUpstreamActive(c);
+    }
+  }
+
+  private void onClientActive(Connection c) {
+    loop = c.loop();
+    clientAddress = c.remoteAddress();
+    registry = PairRegistry.of(loop);
+    registry.add(this);
+    c.setMaxReadBytes(owner.reads().client());
+    if (c instanceof TlsConnection tls) {
+      serverName = requestedServerName(tls.session());
+      applicationProtocol = tls.applicationProtocol();
+    }
+    c.pauseReading(); // until the upstream is up: its bytes wait in the socket
+    connect();
+  }
+
+  private void connect() {
+    target = owner.choose(this);
+    if (target == null) {
+      close(
+          CloseCause.NO_ROUTE,
+          serverName == null ? "no route" : "no route for server name " + serverName,
+          false);
+      return;
+    }
+    state = State.CONNECTING;
+    TimeoutSettings timeouts = owner.timeouts();
+    SocketOptions options = owner.upstreamOptions().withConnectTimeout(timeouts.connect());
+    loop.connect(target.address(), options, upstream)
+        .whenComplete(
+            (connection, error) -> {
+              if (error != null) {
+                onConnectFailed(error);
+              }
+            });
+  }
+
+  private void onConnectFailed(Throwable error) {
+    CloseCause failure = connectFailure(error);
+    target.connectFailed(failure);
+    if (state == State.CONNECTING) {
+      close(failure, "to " + target.name() + ": " + error.getMessage(), true);
+    } else {
+      finishIfDone();
+    }
+  }
+
+  private static CloseCause connectFailure(Throwable error) {
+    for (Throwable t = error; t != null; t = t.getCause()) {
+      if (t instanceof SocketTimeoutException) {
+        return CloseCause.CONNECT_TIMEOUT;
+      }
+      if (t instanceof ConnectException && String.valueOf(t.getMessage()).contains("refused")) {
+        return CloseCause.CONNECT_REFUSED;
+      }
+    }
+    return CloseCause.CONNECT_FAILED;
+  }
+
+  private void onUpstreamActive(Connection c) {
+    target.connected();
+    if (state != State.CONNECTING) {
+      target.released();
+      c.close(); // the client went away while we connected
+      return;
+    }
+    upstreamActive = true;
+    c.setMaxReadBytes(owner.reads().upstream());
+    state = State.FORWARDING;
+    owner.onForwarding(this);
+    client.startForwarding();
+    upstream.startForwarding();
+    if (client.ended) {
+      upstream.shutdownOutput(); // the client ended while we connected
+    }
+    scheduleTimer();
+  }
+
+  void onLegEnded(Leg leg) {
+    if (firstEnded == null) {
+      firstEnded = leg.side();
+      firstEndedNanos = loop.nanoTime();
+      scheduleTimer();
+    }
+    if (state == State.FORWARDING) {
+      leg(leg.side().other()).shutdownOutput(); // once its pending bytes are flushed
+    }
+  }
+
+  void onLegClosed(Leg leg, CloseReason reason) {
+    if (cause == null) {
+      cause = classify(leg.side(), reason);
+      causeDetail = detail(reason);
+    }
+    Leg other = leg(leg.side().other());
+    Connection otherConnection = other.connection;
+    if (otherConnection != null && otherConnection.isOpen()) {
+      if (!(reason instanceof CloseReason.Normal)) {
+        otherConnection.reset(); // a reset, an error, a timeout on one leg ends the pair at once
+      }
+      // A normal close means both directions finished on that leg; the other finishes its own.
+    }
+    if (state.compareTo(State.CLOSING) < 0) {
+      state = State.CLOSING;
+    }
+    finishIfDone();
+  }
+
+  void onClientHandshakeFailed(CloseReason reason) {
+    refused(
+        reason instanceof TlsFailure f && f.kind() == TlsFailure.Kind.HANDSHAKE_TIMEOUT
+            ? CloseCause.TLS_HANDSHAKE_TIMEOUT
+            : CloseCause.TLS_HANDSHAKE_FAILED,
+        detail(reason));
+  }
+
+  /**
+   * The client was refused before its leg became active (a limit, a ClientHello that did not parse,
+   * a failed handshake): the pair ends with {@code why} without ever forwarding.
+   */
+  public void refused(CloseCause why, String detail) {
+    if (state == State.CLOSED) {
+      return;
+    }
+    if (cause == null) {
+      cause = why;
+      causeDetail = detail;
+    }
+    client.closed = true;
+    finishIfDone();
+  }
+
+  /** Records the client's address before its leg is active (for the access log of a refusal). */
+  public void clientAddress(SocketAddress address) {
+    if (clientAddress == null) {
+      clientAddress = address;
+    }
+  }
+
+  /**
+   * Ends the pair now with {@code why}: both legs are closed (reset when {@code reset}, else with
+   * FIN after what they hold).
+   */
+  public void close(CloseCause why, String detail, boolean reset) {
+    if (state.compareTo(State.CLOSING) >= 0) {
+      return;
+    }
+    cause = why;
+    causeDetail = detail;
+    state = State.CLOSING;
+    for (Leg leg : List.of(client, upstream)) {
+      Connection c = leg.connection;
+      if (c != null && c.isOpen()) {
+        if (reset) {
+          c.reset();
+        } else {
+          c.close();
+        }
+      }
+    }
+    finishIfDone();
+  }
+
+  private void finishIfDone() {
+    if (state == State.CLOSED) {
+      return;
+    }
+    boolean clientDone = client.closed || client.connection == null;
+    boolean upstreamDone =
+        upstream.closed || (upstream.connection == null && state != State.CONNECTING);
+    if (clientDone && upstreamDone) {
+      finish();
+    }
+  }
+
+  private void finish() {
+    state = State.CLOSED;
+    if (timer != null) {
+      timer.cancel();
+      timer = null;
+    }
+    if (registry != null) {
+      registry.remove(this);
+    }
+    client.releaseAll();
+    upstream.releaseAll();
+    if (target != null && upstreamActive) {
+      target.released();
+    }
+    owner.onClosed(this);
+  }
+
+  private CloseCause classify(Side side, CloseReason reason) {
+    boolean fromClient = side == Side.CLIENT;
+    return switch (reason) {
+      case CloseReason.Normal n ->
+          firstEnded == Side.UPSTREAM ? CloseCause.UPSTREAM_EOF : CloseCause.CLIENT_EOF;
+      case CloseReason.PeerReset r ->
+          fromClient ? CloseCause.CLIENT_RESET : CloseCause.UPSTREAM_RESET;
+      case CloseReason.TlsFailure f ->
+          fromClient ? CloseCause.TLS_ERROR : CloseCause.UPSTREAM_ERROR;
+      case CloseReason.Shutdown s -> CloseCause.SHUTDOWN;
+      case CloseReason.Rejected r -> CloseCause.CLIENT_ERROR;
+      default -> fromClient ? CloseCause.CLIENT_ERROR : CloseCause.UPSTREAM_ERROR;
+    };
+  }
+
+  private static String detail(CloseReason reason) {
+    return switch (reason) {
+      case CloseReason.Normal n -> null;
+      case CloseReason.PeerReset r -> r.detail();
+      case CloseReason.TlsFailure f -> f.detail();
+      case CloseReason.Rejected r -> r.detail();
+      case CloseReason.Error e -> String.valueOf(e.cause());
+      default -> reason.label();
+    };
+  }
+
+  private static String requestedServerName(SSLSession session) {
+    if (session instanceof ExtendedSSLSession extended) {
+      for (SNIServerName name : extended.getRequestedServerNames()) {
+        if (name instanceof SNIHostName host) {
+          return host.getAsciiName().toLowerCase(java.util.Locale.ROOT);
+        }
+      }
+    }
+    return null;
+  }
+
+  // ---- timeouts ----
+
+  /** The listener's timeouts or read sizes changed (a reload): apply them to this pair now. */
+  public void settingsChanged() {
+    if (state != State.FORWARDING) {
+      return;
+    }
+    ReadSizes reads = owner.reads();
+    client.connection.setMaxReadBytes(reads.client());
+    upstream.connection.setMaxReadBytes(reads.upstream());
+    timerDueNanos = 0;
+    scheduleTimer();
+  }
+
+  private void scheduleTimer() {
+    if (state != State.FORWARDING) {
+      return;
+    }
+    long due = nextCheckNanos();
+    if (due == Long.MAX_VALUE) {
+      return;
+    }
+    if (timer != null && timerDueNanos != 0 && timerDueNanos <= due) {
+      return; // the timer already looks sooner
+    }
+    if (timer != null) {
+      timer.cancel();
+    }
+    timerDueNanos = due;
+    long delay = Math.max(0, due - loop.nanoTime());
+    timer = loop.schedule(Duration.ofNanos(delay), this::onTimer);
+  }
+
+  private long nextCheckNanos() {
+    TimeoutSettings t = owner.timeouts();
+    long now = loop.nanoTime();
+    long due = Long.MAX_VALUE;
+    if (!t.idle().isZero()) {
+      due = Math.min(due, (busy() ? now : lastActivityNanos()) + t.idle().toNanos());
+    }
+    if (!t.maxConnectionDuration().isZero()) {
+      due = Math.min(due, openedNanos + t.maxConnectionDuration().toNanos());
+    }
+    if (!t.halfClose().isZero() && firstEnded != null) {
+      due = Math.min(due, firstEndedNanos + t.halfClose().toNanos());
+    }
+    return due;
+  }
+
+  private void onTimer() {
+    timer = null;
+    timerDueNanos = 0;
+    if (state != State.FORWARDING) {
+      return;
+    }
+    TimeoutSettings t = owner.timeouts();
+    long now = loop.nanoTime();
+    if (!t.maxConnectionDuration().isZero()
+        && now - openedNanos >= t.maxConnectionDuration().toNanos()) {
+      close(CloseCause.MAX_DURATION, "older than " + t.maxConnectionDuration(), false);
+    } else if (!t.halfClose().isZero()
+        && firstEnded != null
+        && now - firstEndedNanos >= t.halfClose().toNanos()) {
+      close(
+          CloseCause.HALF_CLOSE_TIMEOUT,
+          firstEnded.name().toLowerCase(java.util.Locale.ROOT)
+              + " ended "
+              + t.halfClose()
+              + " ago and the other side did not follow",
+          false);
+    } else if (!t.idle().isZero() && !busy() && now - lastActivityNanos() >= t.idle().toNanos()) {
+      close(CloseCause.IDLE_TIMEOUT, "no bytes either way for " + t.idle(), false);
+    } else {
+      scheduleTimer();
+    }
+  }
+
+  /** Bytes pending either way, or a leg held back: a pair that is not idle, however quiet. */
+  private boolean busy() {
+    return client.charged > 0
+        || upstream.charged > 0
+        || client.pausedForPeer
+        || upstream.pausedForPeer
+        || client.waitingForBudget
+        || upstream.waitingForBudget
+        || client.connection.pendingWriteBytes() > 0
+        || upstream.connection.pendingWriteBytes() > 0;
+  }
+
+  private long lastActivityNanos() {
+    return Math.max(client.connection.lastActivityNanos(), upstream.connection.lastActivityNanos());
+  }
+
+  @Override
+  public String toString() {
+    return "Pair["
+        + state()
+        + " "
+        + client
+        + " -> "
+        + (target == null ? "-" : target.name())
+        + " "
+        + upstream
+        + (cause == null ? "" : " " + cause.label())
+        + "]";
+  }
+}

@@ -1,0 +1,74 @@
+package dev.sluice.proxy.metrics;
+
+import dev.sluice.proxy.forward.CloseCause;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * What one listener's pairs have done: accepted, open now, closed by cause, bytes each way. Updated
+ * from the loops without locks; read from anywhere (the operator surface, tests).
+ */
+public final class ListenerStats {
+  private final String listener;
+  private final LongAdder accepted = new LongAdder();
+  private final AtomicLong open = new AtomicLong();
+  private final LongAdder[] closed = new LongAdder[CloseCause.values().length];
+  private final LongAdder bytesFromClients = new LongAdder();
+  private final LongAdder bytesFromUpstreams = new LongAdder();
+
+  public ListenerStats(String listener) {
+    this.listener = listener;
+    for (int i = 0; i < closed.length; i++) {
+      closed[i] = new LongAdder();
+    }
+  }
+
+  public String listener() {
+    return listener;
+  }
+
+  public void accepted() {
+    accepted.increment();
+    open.incrementAndGet();
+  }
+
+  /** A pair ended with {@code cause}, having read these bytes from each side. */
+  public void closed(CloseCause cause, long fromClient, long fromUpstream) {
+    open.decrementAndGet();
+    closed[cause.ordinal()].increment();
+    bytesFromClients.add(fromClient);
+    bytesFromUpstreams.add(fromUpstream);
+  }
+
+  public long acceptedCount() {
+    return accepted.sum();
+  }
+
+  /** Pairs open now (accepted and not yet ended). */
+  public long openCount() {
+    return open.get();
+  }
+
+  public long closedCount(CloseCause cause) {
+    return closed[cause.ordinal()].sum();
+  }
+
+  /** Every cause with its count (zeros included), in declaration order. */
+  public Map<CloseCause, Long> closedByCause() {
+    Map<CloseCause, Long> counts = new EnumMap<>(CloseCause.class);
+    for (CloseCause cause : CloseCause.values()) {
+      counts.put(cause, closed[cause.ordinal()].sum());
+    }
+    return counts;
+  }
+
+  public long bytesFromClients() {
+    return bytesFromClients.sum();
+  }
+
+  public long bytesFromUpstreams() {
+    return bytesFromUpstreams.sum();
+  }
+}

@@ -1,0 +1,303 @@
+package dev.sluice.proxy.route;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Reads the server name (SNI) and the offered application protocols (ALPN) from the first bytes of
+ * a TLS connection without terminating it: the ClientHello, reassembled when it is split across TCP
+ * segments or TLS records. Strict: anything that is not a well-formed ClientHello is {@link
+ * Invalid} with a reason, never guessed at.
+ */
+public final class ClientHello {
+  private static final int RECORD_HEADER = 5;
+  private static final int HANDSHAKE = 22;
+  private static final int CLIENT_HELLO = 1;
+  private static final int MAX_RECORD = 16384 + 2048;
+  private static final int EXT_SERVER_NAME = 0;
+  private static final int EXT_ALPN = 16;
+
+  private ClientHello() {}
+
+  /** The outcome of reading the bytes so far. */
+  public sealed interface Result {}
+
+  /** A ClientHello has begun but is not complete: read more. */
+  public record NeedMore() implements Result {}
+
+  /**
+   * A complete ClientHello.
+   *
+   * @param serverName the host name asked for, lower case, or null when none was sent
+   * @param protocols the ALPN protocols offered, in the client's order (empty when none)
+   */
+  public record Parsed(String serverName, List<String> protocols) implements Result {}
+
+  /** Not a ClientHello, or a malformed one. */
+  public record Invalid(String reason) implements Result {}
+
+  private static final NeedMore NEED_MORE = new NeedMore();
+
+  /**
+   * Reads {@code prefix} (position to limit; not moved): every byte the client sent so far.
+   *
+   * @param maxBytes the most bytes a ClientHello may take, records and all
+   */
+  public static Result parse(ByteBuffer prefix, int maxBytes) {
+    ByteBuffer in = prefix.duplicate();
+    ByteBuffer message = null;
+    int needed = -1;
+    while (true) {
+      if (in.remaining() < RECORD_HEADER) {
+        return in.position() - prefix.position() + RECORD_HEADER > maxBytes
+            ? tooLarge(maxBytes)
+            : NEED_MORE;
+      }
+      int at = in.position();
+      int type = in.get(at) & 0xff;
+      int major = in.get(at + 1) & 0xff;
+      int length = in.getShort(at + 3) & 0xffff;
+      if (type != HANDSHAKE) {
+        if (at == prefix.position() && (type & 0x80) != 0) {
+          return new Invalid("an SSLv2-style hello, which carries no server name");
+        }
+        return new Invalid(
+            "not a TLS handshake record (content type "
+                + type
+                + (at == prefix.position() ? ")" : ", after the first record)"));
+      }
+      if (major != 3) {
+        return new Invalid(
+            "not a TLS record (version " + major + "." + (in.get(at + 2) & 0xff) + ")");
+      }
+      if (length == 0 || length > MAX_RECORD) {
+        return new Invalid("a handshake record of " + length + " B");
+      }
+      if (at - prefix.position() + RECORD_HEADER + length > maxBytes) {
+        return tooLarge(maxBytes);
+      }
+      if (in.remaining() < RECORD_HEADER + length) {
+        return NEED_MORE;
+      }
+      ByteBuffer fragment = in.slice(at + RECORD_HEADER, length);
+      in.position(at + RECORD_HEADER + length);
+      if (message == null) {
+        message = ByteBuffer.allocate(Math.min(maxBytes, 4 + MAX_RECORD * 4));
+      }
+      if (message.remaining() < fragment.remaining()) {
+        message = grow(message, fragment.remaining(), maxBytes);
+        if (message == null) {
+          return tooLarge(maxBytes);
+        }
+      }
+      message.put(fragment);
+      if (needed < 0 && message.position() >= 4) {
+        int handshakeType = message.get(0) & 0xff;
+        if (handshakeType != CLIENT_HELLO) {
+          return new Invalid(
+              "the first handshake message is type " + handshakeType + ", not a ClientHello");
+        }
+        needed =
+            4
+                + ((message.get(1) & 0xff) << 16
+                    | (message.get(2) & 0xff) << 8
+                    | (message.get(3) & 0xff));
+        if (needed > maxBytes) {
+          return tooLarge(maxBytes);
+        }
+      }
+      if (needed >= 0 && message.position() >= needed) {
+        return body(message.flip().slice(4, needed - 4));
+      }
+    }
+  }
+
+  private static ByteBuffer grow(ByteBuffer message, int more, int maxBytes) {
+    int size = message.position() + more;
+    if (size > maxBytes + MAX_RECORD) {
+      return null;
+    }
+    ByteBuffer bigger = ByteBuffer.allocate(Math.max(size, message.capacity() * 2));
+    return bigger.put(message.flip());
+  }
+
+  private static Invalid tooLarge(int maxBytes) {
+    return new Invalid("no complete ClientHello within " + maxBytes + " B");
+  }
+
+  private static Result body(ByteBuffer b) {
+    try {
+      int version = b.getShort() & 0xffff;
+      if (version < 0x0301 || version > 0x0303) {
+        return new Invalid(String.format(Locale.ROOT, "ClientHello version 0x%04x", version));
+      }
+      skip(b, 32, "random");
+      int sessionId = b.get() & 0xff;
+      if (sessionId > 32) {
+        return new Invalid("a session id of " + sessionId + " B");
+      }
+      skip(b, sessionId, "session id");
+      int suites = b.getShort() & 0xffff;
+      if (suites < 2 || suites % 2 != 0) {
+        return new Invalid("a cipher suite list of " + suites + " B");
+      }
+      skip(b, suites, "cipher suites");
+      int compressions = b.get() & 0xff;
+      if (compressions < 1) {
+        return new Invalid("no compression methods");
+      }
+      skip(b, compressions, "compression methods");
+      if (!b.hasRemaining()) {
+        return new Parsed(null, List.of()); // no extensions (TLS 1.2 and older may send none)
+      }
+      int extensionsLength = b.getShort() & 0xffff;
+      if (extensionsLength != b.remaining()) {
+        return new Invalid(
+            "extensions of " + extensionsLength + " B where " + b.remaining() + " B remain");
+      }
+      String serverName = null;
+      boolean sawServerName = false;
+      List<String> protocols = List.of();
+      boolean sawAlpn = false;
+      while (b.hasRemaining()) {
+        int type = b.getShort() & 0xffff;
+        int length = b.getShort() & 0xffff;
+        if (length > b.remaining()) {
+          return new Invalid("extension " + type + " of " + length + " B overruns the ClientHello");
+        }
+        ByteBuffer ext = b.slice(b.position(), length);
+        b.position(b.position() + length);
+        if (type == EXT_SERVER_NAME) {
+          if (sawServerName) {
+            return new Invalid("two server_name extensions");
+          }
+          sawServerName = true;
+          Object name = serverName(ext);
+          if (name instanceof Invalid invalid) {
+            return invalid;
+          }
+          serverName = (String) name;
+        } else if (type == EXT_ALPN) {
+          if (sawAlpn) {
+            return new Invalid("two ALPN extensions");
+          }
+          sawAlpn = true;
+          Object offered = protocols(ext);
+          if (offered instanceof Invalid invalid) {
+            return invalid;
+          }
+          @SuppressWarnings("unchecked") // protocols() returns a List<String> or an Invalid
+          List<String> list = (List<String>) offered;
+          protocols = list;
+        }
+      }
+      return new Parsed(serverName, protocols);
+    } catch (java.nio.BufferUnderflowException | IndexOutOfBoundsException e) {
+      return new Invalid("the ClientHello ends in the middle of a field");
+    } catch (Truncated t) {
+      return new Invalid("the ClientHello ends in its " + t.getMessage());
+    }
+  }
+
+  private static Object serverName(ByteBuffer ext) {
+    int listLength = ext.getShort() & 0xffff;
+    if (listLength != ext.remaining() || listLength == 0) {
+      return new Invalid("a server_name list of " + listLength + " B in " + (ext.limit()) + " B");
+    }
+    String host = null;
+    while (ext.hasRemaining()) {
+      int nameType = ext.get() & 0xff;
+      int length = ext.getShort() & 0xffff;
+      if (length > ext.remaining()) {
+        return new Invalid("a server name of " + length + " B overruns its extension");
+      }
+      byte[] bytes = new byte[length];
+      ext.get(bytes);
+      if (nameType != 0) {
+        continue; // unknown name types are skipped
+      }
+      if (host != null) {
+        return new Invalid("two host names in server_name");
+      }
+      String name = new String(bytes, StandardCharsets.US_ASCII).toLowerCase(Locale.ROOT);
+      if (!isHostName(bytes)) {
+        return new Invalid("server name '" + printable(bytes) + "' is not a host name");
+      }
+      host = name;
+    }
+    return host;
+  }
+
+  private static Object protocols(ByteBuffer ext) {
+    int listLength = ext.getShort() & 0xffff;
+    if (listLength != ext.remaining() || listLength < 2) {
+      return new Invalid("an ALPN list of " + listLength + " B");
+    }
+    List<String> protocols = new ArrayList<>();
+    while (ext.hasRemaining()) {
+      int length = ext.get() & 0xff;
+      if (length == 0 || length > ext.remaining()) {
+        return new Invalid("an ALPN protocol of " + length + " B");
+      }
+      byte[] bytes = new byte[length];
+      ext.get(bytes);
+      protocols.add(new String(bytes, StandardCharsets.ISO_8859_1));
+    }
+    return List.copyOf(protocols);
+  }
+
+  private static boolean isHostName(byte[] name) {
+    if (name.length == 0 || name.length > 253 || name[0] == '.' || name[name.length - 1] == '.') {
+      return false;
+    }
+    int label = 0;
+    for (byte c : name) {
+      if (c == '.') {
+        if (label == 0) {
+          return false;
+        }
+        label = 0;
+        continue;
+      }
+      boolean ok =
+          (c >= 'a' && c <= 'z')
+              || (c >= 'A' && c <= 'Z')
+              || (c >= '0' && c <= '9')
+              || c == '-'
+              || c == '_';
+      if (!ok || ++label > 63) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static String printable(byte[] bytes) {
+    StringBuilder s = new StringBuilder();
+    for (byte b : bytes) {
+      s.append(b >= 0x20 && b < 0x7f ? (char) b : '?');
+      if (s.length() > 80) {
+        return s.append("...").toString();
+      }
+    }
+    return s.toString();
+  }
+
+  private static void skip(ByteBuffer b, int n, String what) throws Truncated {
+    if (n > b.remaining()) {
+      throw new Truncated(what);
+    }
+    b.position(b.position() + n);
+  }
+
+  private static final class Truncated extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    Truncated(String field) {
+      super(field, null, false, false);
+    }
+  }
+}

@@ -1,0 +1,71 @@
+package dev.sluice.proxy.route;
+
+import dev.sluice.net.CloseReason;
+import dev.sluice.net.Connection;
+import dev.sluice.net.Detection;
+import dev.sluice.net.Detector;
+import dev.sluice.proxy.forward.CloseCause;
+import dev.sluice.proxy.forward.Pair;
+import java.nio.ByteBuffer;
+
+/**
+ * The first stage of a passthrough listener: reads the client's ClientHello (without terminating
+ * TLS) for the server name the pair is routed by, then hands the connection to the pair's client
+ * leg with every byte read so far, to be forwarded untouched. A ClientHello that is malformed, too
+ * large or too slow refuses the connection with that reason.
+ */
+public final class ClientHelloDetector implements Detector {
+  private final Pair pair;
+  private final int maxBytes;
+
+  public ClientHelloDetector(Pair pair, int maxBytes) {
+    this.pair = pair;
+    this.maxBytes = maxBytes;
+  }
+
+  @Override
+  public Detection detect(Connection connection, ByteBuffer prefix) {
+    pair.clientAddress(connection.remoteAddress());
+    return switch (ClientHello.parse(prefix, maxBytes)) {
+      case ClientHello.NeedMore more -> Detection.NEED_MORE;
+      case ClientHello.Parsed hello -> {
+        pair.serverName(hello.serverName());
+        pair.applicationProtocol(hello.protocols().isEmpty() ? null : hello.protocols().getFirst());
+        yield Detection.handOver(pair.client());
+      }
+      case ClientHello.Invalid invalid -> refuse(invalid.reason());
+    };
+  }
+
+  @Override
+  public Detection onTimeout(Connection connection, ByteBuffer prefix) {
+    return refuse("no complete ClientHello in time (" + prefix.remaining() + " B received)");
+  }
+
+  @Override
+  public Detection onEndOfInput(Connection connection, ByteBuffer prefix) {
+    return refuse("the client closed after " + prefix.remaining() + " B of ClientHello");
+  }
+
+  @Override
+  public Detection onLimit(Connection connection, ByteBuffer prefix) {
+    return refuse("no complete ClientHello within " + prefix.remaining() + " B");
+  }
+
+  @Override
+  public void onClosed(Connection connection, CloseReason reason) {
+    pair.clientAddress(connection.remoteAddress());
+    pair.refused(
+        reason instanceof CloseReason.PeerReset
+            ? CloseCause.CLIENT_RESET
+            : reason instanceof CloseReason.Shutdown
+                ? CloseCause.SHUTDOWN
+                : CloseCause.CLIENT_HELLO_INVALID,
+        "closed before a ClientHello: " + reason.label());
+  }
+
+  private Detection refuse(String reason) {
+    pair.refused(CloseCause.CLIENT_HELLO_INVALID, reason);
+    return Detection.reject(CloseCause.CLIENT_HELLO_INVALID.label(), reason);
+  }
+}

@@ -1,0 +1,226 @@
+package dev.sluice.proxy.runtime;
+
+import dev.sluice.net.CloseReason;
+import dev.sluice.net.Connection;
+import dev.sluice.net.ConnectionHandler;
+import dev.sluice.net.DetectingHandler;
+import dev.sluice.net.EventLoopGroup;
+import dev.sluice.net.Listener;
+import dev.sluice.net.SocketOptions;
+import dev.sluice.proxy.cluster.Cluster;
+import dev.sluice.proxy.config.Endpoint;
+import dev.sluice.proxy.config.ListenerConfig;
+import dev.sluice.proxy.config.ListenerTls;
+import dev.sluice.proxy.config.ReadSizes;
+import dev.sluice.proxy.config.Route;
+import dev.sluice.proxy.config.TimeoutSettings;
+import dev.sluice.proxy.forward.CloseCause;
+import dev.sluice.proxy.forward.InFlightBudget;
+import dev.sluice.proxy.forward.Pair;
+import dev.sluice.proxy.metrics.ListenerStats;
+import dev.sluice.proxy.route.ClientHelloDetector;
+import dev.sluice.tls.TlsServer;
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * One configured listener at run time: its bound socket, its current settings (which a reload
+ * replaces, reaching established pairs too), its counters, and the pairs it makes.
+ */
+public final class ListenerRuntime implements Pair.Owner {
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(ListenerRuntime.class);
+
+  /** Everything a reload may change about a listener, swapped as one. */
+  record Settings(
+      ListenerConfig config,
+      TlsServer tls,
+      Map<String, Cluster> clusters,
+      SocketOptions upstream) {}
+
+  private final String name;
+  private final ListenerStats stats;
+  private final InFlightBudget budget;
+  private final PairObserver observer;
+  private volatile Settings settings;
+  private Listener listener;
+  private Path unixPath;
+  private Object unixInode;
+
+  ListenerRuntime(Settings settings, InFlightBudget budget, PairObserver observer) {
+    this.name = settings.config().name();
+    this.settings = settings;
+    this.budget = budget;
+    this.observer = observer;
+    this.stats = new ListenerStats(name);
+  }
+
+  /** The listener's name. */
+  public String name() {
+    return name;
+  }
+
+  /** Its counters. */
+  public ListenerStats stats() {
+    return stats;
+  }
+
+  /** Its configuration now. */
+  public ListenerConfig config() {
+    return settings.config();
+  }
+
+  /** Where it is bound (the real port when 0 was asked for), or null before binding. */
+  public SocketAddress boundAddress() {
+    if (listener == null) {
+      return null;
+    }
+    return unixPath != null ? UnixDomainSocketAddress.of(unixPath) : listener.localAddress();
+  }
+
+  /**
+   * Binds and starts accepting. A Unix socket is bound under a temporary name and renamed over the
+   * configured path, so that a stale file from an earlier run, or a process still draining on the
+   * old socket, does not stop a new one from starting.
+   */
+  void bind(EventLoopGroup group) throws IOException {
+    Endpoint endpoint = settings.config().address();
+    SocketOptions options =
+        SocketOptions.defaults().withReusePort(endpoint instanceof Endpoint.Tcp);
+    Supplier<ConnectionHandler> handlers = this::newConnection;
+    if (endpoint instanceof Endpoint.Unix unix) {
+      Path target = unix.path().toAbsolutePath();
+      Path temporary =
+          target.resolveSibling(
+              "." + target.getFileName() + "." + ProcessHandle.current().pid() + ".tmp");
+      Files.deleteIfExists(temporary);
+      listener = group.listen(UnixDomainSocketAddress.of(temporary), options, handlers);
+      try {
+        Files.move(
+            temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        unixPath = target;
+        unixInode = Files.getAttribute(target, "unix:ino");
+      } catch (IOException | UnsupportedOperationException e) {
+        listener.close();
+        throw new IOException(
+            "cannot put the socket in place at " + target + ": " + e.getMessage(), e);
+      }
+    } else {
+      listener = group.listen(endpoint.socketAddress(), options, handlers);
+    }
+    LOG.info("listener {} on {}", name, boundAddress());
+  }
+
+  /** Stops accepting; established pairs go on. Waits until the socket is unbound. */
+  void unbind() {
+    if (listener == null) {
+      return;
+    }
+    listener.close();
+    if (unixPath != null) {
+      try {
+        if (Files.exists(unixPath) && unixInode.equals(Files.getAttribute(unixPath, "unix:ino"))) {
+          Files.delete(unixPath); // still ours, not a newer process's
+        }
+      } catch (IOException e) {
+        LOG.debug("could not remove {}", unixPath, e);
+      }
+    }
+  }
+
+  void update(Settings next) {
+    settings = next;
+  }
+
+  // ---- accepting ----
+
+  private ConnectionHandler newConnection() {
+    stats.accepted();
+    Settings now = settings;
+    Pair pair = new Pair(this);
+    int max = now.config().maxConnections();
+    if (max > 0 && stats.openCount() > max) {
+      pair.refused(CloseCause.LIMIT_REACHED, "maxConnections " + max + " reached");
+      return new Refusal(
+          pair,
+          new CloseReason.Rejected(
+              CloseCause.LIMIT_REACHED.label(),
+              "listener " + name + " has " + max + " connections"));
+    }
+    return switch (now.config().tls()) {
+      case null -> pair.client();
+      case ListenerTls.Terminate t -> now.tls().newPortHandler(pair.client());
+      case ListenerTls.Passthrough p ->
+          new DetectingHandler(
+              new ClientHelloDetector(pair, p.maxClientHelloBytes()),
+              p.maxClientHelloBytes(),
+              now.config().timeouts().handshake());
+    };
+  }
+
+  /** Closes a connection refused at accept, once it is active. */
+  private record Refusal(Pair pair, CloseReason reason) implements ConnectionHandler {
+    @Override
+    public void onActive(Connection connection) {
+      pair.clientAddress(connection.remoteAddress());
+      connection.close(reason);
+    }
+
+    @Override
+    public void onRead(Connection connection, dev.sluice.memory.BorrowedBytes bytes) {}
+  }
+
+  // ---- Pair.Owner ----
+
+  @Override
+  public InFlightBudget budget() {
+    return budget;
+  }
+
+  @Override
+  public TimeoutSettings timeouts() {
+    return settings.config().timeouts();
+  }
+
+  @Override
+  public ReadSizes reads() {
+    return settings.config().reads();
+  }
+
+  @Override
+  public Pair.Upstream choose(Pair pair) {
+    Settings now = settings;
+    String cluster =
+        switch (now.config().route()) {
+          case Route.ToCluster to -> to.cluster();
+          case Route.BySni sni -> sni.clusterFor(pair.serverName());
+        };
+    if (cluster == null) {
+      return null;
+    }
+    Cluster target = now.clusters().get(cluster);
+    return target == null ? null : target.next();
+  }
+
+  @Override
+  public SocketOptions upstreamOptions() {
+    return settings.upstream();
+  }
+
+  @Override
+  public void onClosed(Pair pair) {
+    stats.closed(pair.cause(), pair.client().bytesRead(), pair.upstream().bytesRead());
+    observer.onPairClosed(this, pair);
+  }
+
+  @Override
+  public String toString() {
+    return "listener " + name + " on " + boundAddress();
+  }
+}

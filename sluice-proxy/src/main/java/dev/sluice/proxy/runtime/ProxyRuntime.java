@@ -1,0 +1,298 @@
+package dev.sluice.proxy.runtime;
+
+import dev.sluice.net.EventLoop;
+import dev.sluice.net.EventLoopGroup;
+import dev.sluice.net.SocketOptions;
+import dev.sluice.net.TransportConfig;
+import dev.sluice.proxy.cluster.Cluster;
+import dev.sluice.proxy.config.ClusterConfig;
+import dev.sluice.proxy.config.ConfigException;
+import dev.sluice.proxy.config.ListenerConfig;
+import dev.sluice.proxy.config.ListenerTls;
+import dev.sluice.proxy.config.Problem;
+import dev.sluice.proxy.config.ProxyConfig;
+import dev.sluice.proxy.config.Units;
+import dev.sluice.proxy.forward.CloseCause;
+import dev.sluice.proxy.forward.InFlightBudget;
+import dev.sluice.proxy.forward.PairRegistry;
+import dev.sluice.tls.TlsServer;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The running proxy: one event-loop group, the listeners and clusters of its configuration, and the
+ * proxy-wide bound on bytes in flight. {@link #reload} swaps in a new configuration without
+ * dropping a pair; {@link #shutdown} drains.
+ */
+public final class ProxyRuntime implements AutoCloseable {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ProxyRuntime.class);
+
+  private final EventLoopGroup group;
+  private final InFlightBudget budget;
+  private final PairObserver observer;
+  private final int slabSize;
+  private final Map<String, ListenerRuntime> listeners = new LinkedHashMap<>();
+  private volatile ProxyConfig config;
+  private volatile Map<String, Cluster> clusters;
+  private boolean stopped;
+
+  private ProxyRuntime(ProxyConfig config, PairObserver observer, int eventLoops) {
+    this.config = config;
+    this.observer = observer;
+    this.slabSize = slabSizeFor(config);
+    this.group =
+        new EventLoopGroup(
+            TransportConfig.defaults()
+                .withEventLoops(eventLoops)
+                .withSlab(slabSize, Math.min(TransportConfig.DEFAULT_COPY_THRESHOLD, slabSize)));
+    this.budget = new InFlightBudget(config.maxBytesInFlight());
+    this.clusters = clustersOf(config, Map.of());
+  }
+
+  /**
+   * Starts a proxy for {@code config}: every listener bound, or none (a listener that cannot bind
+   * fails the start, naming its address).
+   */
+  public static ProxyRuntime start(ProxyConfig config, PairObserver observer)
+      throws ConfigException, IOException {
+    return start(config, observer, Runtime.getRuntime().availableProcessors());
+  }
+
+  /** Like {@link #start(ProxyConfig, PairObserver)} with a given number of event loops. */
+  public static ProxyRuntime start(ProxyConfig config, PairObserver observer, int eventLoops)
+      throws ConfigException, IOException {
+    ProxyRuntime proxy = new ProxyRuntime(config, observer, eventLoops);
+    try {
+      for (ListenerConfig l : config.listeners()) {
+        ListenerRuntime listener =
+            new ListenerRuntime(
+                settingsFor(l, proxy.clusters, config.source()), proxy.budget, observer);
+        listener.bind(proxy.group);
+        proxy.listeners.put(l.name(), listener);
+      }
+    } catch (ConfigException | IOException | RuntimeException e) {
+      proxy.close();
+      throw e;
+    }
+    return proxy;
+  }
+
+  /** The configuration running now. */
+  public ProxyConfig config() {
+    return config;
+  }
+
+  /** The listeners, in configuration order. */
+  public synchronized List<ListenerRuntime> listeners() {
+    return List.copyOf(listeners.values());
+  }
+
+  /** The listener of that name, or null. */
+  public synchronized ListenerRuntime listener(String name) {
+    return listeners.get(name);
+  }
+
+  /** The clusters, by name. */
+  public Map<String, Cluster> clusters() {
+    return clusters;
+  }
+
+  /** The proxy-wide bound on bytes in pending copies, with what it holds now. */
+  public InFlightBudget budget() {
+    return budget;
+  }
+
+  /** The event loops. */
+  public EventLoopGroup group() {
+    return group;
+  }
+
+  /**
+   * Replaces the configuration. New connections get the new one at once; established pairs keep
+   * their route and upstream and take the new read sizes and timeouts. A listener whose address
+   * changed is bound anew (the old socket closes once the new one is bound); one that is gone stops
+   * accepting, its pairs going on. Nothing is changed when anything fails: a new address that
+   * cannot be bound, TLS material that does not load, a read size above the slab this process
+   * started with.
+   *
+   * @throws ConfigException naming what could not be applied; the running configuration stays
+   */
+  public synchronized void reload(ProxyConfig next) throws ConfigException {
+    if (stopped) {
+      throw new ConfigException(
+          List.of(new Problem(next.source(), 0, "", "the proxy is stopping")));
+    }
+    List<Problem> problems = new ArrayList<>();
+    for (ListenerConfig l : next.listeners()) {
+      int largest = Math.max(l.reads().client(), l.reads().upstream());
+      if (largest > slabSize) {
+        problems.add(
+            new Problem(
+                next.source(),
+                0,
+                "listeners." + l.name() + ".buffers",
+                "a read size of "
+                    + Units.formatSize(largest)
+                    + " is above the "
+                    + Units.formatSize(slabSize)
+                    + " read slab this process started with; restart to raise it"));
+      }
+    }
+    if (!problems.isEmpty()) {
+      throw new ConfigException(problems);
+    }
+    Map<String, Cluster> nextClusters = clustersOf(next, clusters);
+    Map<String, ListenerRuntime.Settings> settings = new LinkedHashMap<>();
+    for (ListenerConfig l : next.listeners()) {
+      settings.put(l.name(), settingsFor(l, nextClusters, next.source()));
+    }
+    // Bind what is new before touching anything, so that a failure changes nothing.
+    Map<String, ListenerRuntime> fresh = new LinkedHashMap<>();
+    try {
+      for (ListenerConfig l : next.listeners()) {
+        ListenerRuntime running = listeners.get(l.name());
+        if (running == null || !running.config().address().equals(l.address())) {
+          ListenerRuntime listener = new ListenerRuntime(settings.get(l.name()), budget, observer);
+          listener.bind(group);
+          fresh.put(l.name(), listener);
+        }
+      }
+    } catch (IOException e) {
+      fresh.values().forEach(ListenerRuntime::unbind);
+      throw new ConfigException(
+          List.of(new Problem(next.source(), 0, "listeners", e.getMessage())));
+    }
+    Map<String, ListenerRuntime> replaced = new LinkedHashMap<>();
+    Map<String, ListenerRuntime> kept = new LinkedHashMap<>();
+    for (ListenerConfig l : next.listeners()) {
+      ListenerRuntime listener = fresh.get(l.name());
+      if (listener == null) {
+        listener = listeners.get(l.name());
+        listener.update(settings.get(l.name()));
+      }
+      kept.put(l.name(), listener);
+    }
+    for (Map.Entry<String, ListenerRuntime> old : listeners.entrySet()) {
+      if (kept.get(old.getKey()) != old.getValue()) {
+        replaced.put(old.getKey(), old.getValue());
+      }
+    }
+    listeners.clear();
+    listeners.putAll(kept);
+    clusters = nextClusters;
+    config = next;
+    budget.setMax(next.maxBytesInFlight());
+    replaced.values().forEach(ListenerRuntime::unbind); // their pairs go on, on the old settings
+    forEachPair(pair -> pair.settingsChanged());
+    LOG.info(
+        "reloaded {}: {} listeners ({} bound anew, {} stopped), {} clusters",
+        next.source(),
+        kept.size(),
+        fresh.size(),
+        replaced.size(),
+        nextClusters.size());
+  }
+
+  /**
+   * Stops accepting, lets open pairs finish for up to {@code drain}, then closes what is left with
+   * cause {@code shutdown} and stops the loops.
+   */
+  public void shutdown(Duration drain) {
+    List<ListenerRuntime> all;
+    synchronized (this) {
+      if (stopped) {
+        return;
+      }
+      stopped = true;
+      all = List.copyOf(listeners.values());
+    }
+    all.forEach(ListenerRuntime::unbind);
+    long deadline = System.nanoTime() + drain.toNanos();
+    while (openPairs(all) > 0 && System.nanoTime() < deadline) {
+      sleep(20);
+    }
+    long left = openPairs(all);
+    if (left > 0) {
+      LOG.info("closing {} pairs still open after the {} drain", left, Units.formatDuration(drain));
+      forEachPair(pair -> pair.close(CloseCause.SHUTDOWN, "the proxy shut down", false));
+      long closeDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+      while (openPairs(all) > 0 && System.nanoTime() < closeDeadline) {
+        sleep(10);
+      }
+    }
+    group.close();
+  }
+
+  private static long openPairs(List<ListenerRuntime> listeners) {
+    return listeners.stream().mapToLong(l -> l.stats().openCount()).sum();
+  }
+
+  /** Runs {@code action} on every open pair, each on its own loop, and waits for them. */
+  public void forEachPair(java.util.function.Consumer<dev.sluice.proxy.forward.Pair> action) {
+    List<CompletableFuture<Void>> done = new ArrayList<>();
+    for (EventLoop loop : group.loops()) {
+      CompletableFuture<Void> f = new CompletableFuture<>();
+      loop.submit(
+          () -> {
+            try {
+              PairRegistry.of(loop).forEach(action);
+            } finally {
+              f.complete(null);
+            }
+          },
+          () -> f.complete(null));
+      done.add(f);
+    }
+    if (!group.inLoop()) {
+      CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).join();
+    }
+  }
+
+  @Override
+  public void close() {
+    shutdown(Duration.ZERO);
+  }
+
+  // ---- building ----
+
+  private static ListenerRuntime.Settings settingsFor(
+      ListenerConfig l, Map<String, Cluster> clusterMap, String source) throws ConfigException {
+    TlsServer tls =
+        l.tls() instanceof ListenerTls.Terminate terminate
+            ? TlsSetup.server(terminate, l.timeouts().handshake(), source, l.name())
+            : null;
+    return new ListenerRuntime.Settings(l, tls, clusterMap, SocketOptions.defaults());
+  }
+
+  /** Clusters of {@code next}, reusing the running ones whose upstreams did not change. */
+  private static Map<String, Cluster> clustersOf(ProxyConfig next, Map<String, Cluster> running) {
+    Map<String, Cluster> map = new LinkedHashMap<>();
+    for (ClusterConfig c : next.clusters()) {
+      Cluster current = running.get(c.name());
+      map.put(c.name(), current != null && current.config().equals(c) ? current : new Cluster(c));
+    }
+    return Map.copyOf(map);
+  }
+
+  private static int slabSizeFor(ProxyConfig config) {
+    int largest = 64 * 1024;
+    for (ListenerConfig l : config.listeners()) {
+      largest = Math.max(largest, Math.max(l.reads().client(), l.reads().upstream()));
+    }
+    return largest;
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

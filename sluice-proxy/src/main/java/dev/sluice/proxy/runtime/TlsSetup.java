@@ -1,0 +1,60 @@
+package dev.sluice.proxy.runtime;
+
+import dev.sluice.proxy.config.ConfigException;
+import dev.sluice.proxy.config.ConfigReader;
+import dev.sluice.proxy.config.ListenerTls;
+import dev.sluice.proxy.config.Problem;
+import dev.sluice.tls.ClientAuth;
+import dev.sluice.tls.KeyMaterial;
+import dev.sluice.tls.TlsServer;
+import dev.sluice.tls.TlsServerConfig;
+import dev.sluice.tls.TrustMaterial;
+import java.security.GeneralSecurityException;
+import java.time.Duration;
+import java.util.List;
+
+/** Builds a listener's TLS server from its configuration. */
+final class TlsSetup {
+  private TlsSetup() {}
+
+  /**
+   * The server for a terminating listener: each certificate answers the names it is for (its
+   * subject alternative names), the first one also every other name and clients that send none.
+   */
+  static TlsServer server(
+      ListenerTls.Terminate tls, Duration handshakeTimeout, String source, String listener)
+      throws ConfigException {
+    String path = "listeners." + listener + ".tls";
+    try {
+      TlsServerConfig config = null;
+      for (ListenerTls.Certificate certificate : tls.certificates()) {
+        KeyMaterial key = certificate.load();
+        config = config == null ? TlsServerConfig.of(key) : config;
+        for (String name : ConfigReader.serverNames(key.certificate())) {
+          if (!config.keysByServerName().containsKey(name)) {
+            config = config.withServerName(name, key);
+          }
+        }
+      }
+      if (config == null) {
+        throw new ConfigException(List.of(new Problem(source, 0, path, "no certificate")));
+      }
+      config =
+          config
+              .withProtocols(tls.protocols().toArray(String[]::new))
+              .withApplicationProtocols(tls.alpn().toArray(String[]::new))
+              .withHandshakeTimeout(handshakeTimeout);
+      if (tls.clientAuth() != ListenerTls.ClientAuthMode.NONE) {
+        config =
+            config.withClientAuth(
+                tls.clientAuth() == ListenerTls.ClientAuthMode.REQUIRED
+                    ? ClientAuth.REQUIRED
+                    : ClientAuth.OPTIONAL,
+                TrustMaterial.fromPem(tls.clientCa()));
+      }
+      return TlsServer.create(config);
+    } catch (GeneralSecurityException | IllegalArgumentException e) {
+      throw new ConfigException(List.of(new Problem(source, 0, path, e.getMessage())));
+    }
+  }
+}

@@ -1,0 +1,68 @@
+package dev.sluice.proxy.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.testing.TestPki;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyStore;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The reference configuration that ships with the proxy parses, and means what it says. */
+class ReferenceConfigTest {
+  private static final Path REFERENCE = Path.of("config", "reference.yaml");
+
+  @TempDir Path dir;
+
+  @Test
+  void theReferenceConfigurationParsesWithTheFilesItNames() throws Exception {
+    TestPki pki = TestPki.get();
+    Files.copy(pki.serverCert, dir.resolve("server.crt"));
+    Files.copy(pki.serverKey, dir.resolve("server.key"));
+    Files.copy(pki.caCert, dir.resolve("clients-ca.pem"));
+    KeyStore p12 = KeyStore.getInstance("PKCS12");
+    try (InputStream in = Files.newInputStream(pki.serverP12)) {
+      p12.load(in, TestPki.PASSWORD);
+    }
+    KeyStore other = KeyStore.getInstance("PKCS12");
+    other.load(null, null);
+    String alias = p12.aliases().nextElement();
+    other.setEntry(
+        alias,
+        p12.getEntry(alias, new KeyStore.PasswordProtection(TestPki.PASSWORD)),
+        new KeyStore.PasswordProtection("changeit".toCharArray()));
+    try (OutputStream out = Files.newOutputStream(dir.resolve("other.p12"))) {
+      other.store(out, "changeit".toCharArray());
+    }
+    Path copy = dir.resolve("reference.yaml");
+    Files.copy(REFERENCE, copy);
+
+    ProxyConfig config = ConfigReader.read(copy);
+
+    assertThat(config.listeners())
+        .extracting(ListenerConfig::name)
+        .containsExactly("plain", "tls", "passthrough");
+    ListenerConfig plain = config.listeners().get(0);
+    assertThat(plain.maxConnections()).isEqualTo(10000);
+    assertThat(plain.timeouts().idle()).isEqualTo(Duration.ofMinutes(30));
+    assertThat(plain.timeouts().connect()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(plain.reads()).isEqualTo(new ReadSizes(16 * 1024, 16 * 1024));
+    ListenerConfig tls = config.listeners().get(1);
+    assertThat(tls.tls()).isInstanceOf(ListenerTls.Terminate.class);
+    ListenerTls.Terminate terminate = (ListenerTls.Terminate) tls.tls();
+    assertThat(terminate.certificates()).hasSize(2);
+    assertThat(terminate.alpn()).containsExactly("h2", "http/1.1");
+    assertThat(terminate.clientAuth()).isEqualTo(ListenerTls.ClientAuthMode.OPTIONAL);
+    assertThat(((Route.BySni) tls.route()).clusterFor("a.example.com")).isEqualTo("echo");
+    assertThat(config.listeners().get(2).tls()).isEqualTo(new ListenerTls.Passthrough(16 * 1024));
+    assertThat(config.listeners().get(2).address())
+        .isEqualTo(new Endpoint.Unix(Path.of("/tmp/sluice-passthrough.sock")));
+    assertThat(config.clusters().getFirst().upstreams()).hasSize(2);
+    assertThat(config.maxBytesInFlight()).isEqualTo(256L << 20);
+    assertThat(config.drainTimeout()).isEqualTo(Duration.ofSeconds(30));
+  }
+}
