@@ -6,7 +6,9 @@ import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.jar.JarFile;
 import java.util.stream.Stream;
@@ -86,7 +88,13 @@ final class SluiceArm {
     Path jar = null;
     if (Files.isDirectory(target)) {
       try (Stream<Path> files = Files.list(target)) {
-        for (Path candidate : files.filter(SluiceArm::isMainJar).sorted().toList()) {
+        // The newest such jar: a renamed build output may leave an older one behind.
+        List<Path> jars =
+            files
+                .filter(SluiceArm::isMainJar)
+                .sorted(Comparator.comparing(SluiceArm::modified).reversed())
+                .toList();
+        for (Path candidate : jars) {
           if (holdsMain(candidate)) {
             jar = candidate;
             break;
@@ -112,6 +120,14 @@ final class SluiceArm {
       }
     }
     return entries;
+  }
+
+  private static FileTime modified(Path path) {
+    try {
+      return Files.getLastModifiedTime(path);
+    } catch (IOException e) {
+      return FileTime.fromMillis(0);
+    }
   }
 
   private static boolean isMainJar(Path path) {

@@ -18,9 +18,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * 4,000 pairs open at once, each having carried a burst both ways and then parked: every byte
- * comes back, and while they are parked the proxy holds no buffer for any of them (no copy, no
- * handed-off slab, nothing pending) — only its loops' own slabs.
+ * 4,000 pairs open at once, each having carried a burst both ways and then parked: every byte comes
+ * back, and while they are parked the proxy holds no buffer for any of them (no copy, no handed-off
+ * slab, nothing pending) — only its loops' own slabs.
  */
 class ManyPairsTest {
   private static final int PAIRS = 4000;
