@@ -20,6 +20,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * every connection's stream, so the load client must report an integrity failure.
  */
 public final class EchoUpstream implements ChildProgram {
+  /** The param holding the port to listen on (the harness picks it, to start all at once). */
+  public static final String PORT = "upstreamPort";
+
   private static final int BUFFER = 32 * 1024;
   private static final int ERRORS_LOGGED = 10;
 
@@ -29,7 +32,9 @@ public final class EchoUpstream implements ChildProgram {
   public void run(ChildControl control) throws Exception {
     Corruption corruption = Corruption.from(control.params());
     try (ServerSocketChannel server = ServerSocketChannel.open()) {
-      server.bind(new InetSocketAddress("127.0.0.1", 0), 4096);
+      server.bind(
+          new InetSocketAddress("127.0.0.1", Integer.parseInt(control.params().string(PORT))),
+          4096);
       control.send("LISTENING", "port", ((InetSocketAddress) server.getLocalAddress()).getPort());
       Thread.ofPlatform()
           .name("upstream-accept")

@@ -204,7 +204,7 @@ public final class BurstIdleWorkload extends ProxyWorkload {
     @Override
     public void run(ChildControl control) throws Exception {
       Params params = control.params();
-      LoadSupport load = LoadSupport.from(params);
+      LoadSupport load = LoadSupport.start(control);
       long burst = burst(params);
       int warmup = params.intCount(WARMUP);
       load.exchangeEach(warmup, warmup, true, burst, null);

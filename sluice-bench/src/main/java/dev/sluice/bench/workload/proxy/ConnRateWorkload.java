@@ -123,7 +123,7 @@ public final class ConnRateWorkload extends ProxyWorkload {
     @Override
     public void run(ChildControl control) throws Exception {
       Params params = control.params();
-      LoadSupport load = LoadSupport.from(params);
+      LoadSupport load = LoadSupport.start(control);
       int parallel = params.intCount(PARALLEL);
       int message = params.intCount(MESSAGE);
       load.exchangeEach(params.intCount(WARMUP), parallel, false, message, null);

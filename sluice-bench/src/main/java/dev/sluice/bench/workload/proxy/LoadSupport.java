@@ -32,6 +32,15 @@ final class LoadSupport {
     this.tls = tls;
   }
 
+  /**
+   * Waits until the harness says the proxy is ready (the client JVM starts alongside it), then
+   * returns the client's view of the run's params.
+   */
+  static LoadSupport start(ChildControl control) throws Exception {
+    control.await("GO");
+    return from(control.params());
+  }
+
   /** The client's view of a run's params. */
   static LoadSupport from(Params params) throws Exception {
     BenchTls tls =

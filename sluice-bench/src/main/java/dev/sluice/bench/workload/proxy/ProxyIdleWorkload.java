@@ -209,7 +209,7 @@ public final class ProxyIdleWorkload extends ProxyWorkload {
     @Override
     public void run(ChildControl control) throws Exception {
       Params params = control.params();
-      LoadSupport load = LoadSupport.from(params);
+      LoadSupport load = LoadSupport.start(control);
       int parallel = params.intCount(PARALLEL);
       long burst = params.bytes(BURST);
       load.exchangeEach(params.intCount(WARMUP), parallel, true, burst, null);

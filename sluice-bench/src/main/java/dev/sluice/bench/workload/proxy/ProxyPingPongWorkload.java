@@ -130,7 +130,7 @@ public final class ProxyPingPongWorkload extends ProxyWorkload {
     @Override
     public void run(ChildControl control) throws Exception {
       Params params = control.params();
-      LoadSupport load = LoadSupport.from(params);
+      LoadSupport load = LoadSupport.start(control);
       int n = params.intCount(CONNECTIONS);
       int size = params.intCount(SIZE);
       int warmup = params.intCount(WARMUP);

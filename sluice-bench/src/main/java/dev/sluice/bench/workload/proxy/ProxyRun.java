@@ -5,6 +5,7 @@ import dev.sluice.bench.harness.Impl;
 import dev.sluice.bench.harness.Message;
 import dev.sluice.bench.harness.Params;
 import dev.sluice.bench.harness.RunContext;
+import dev.sluice.bench.proxy.EchoUpstream;
 import dev.sluice.bench.proxy.PemFiles;
 import dev.sluice.bench.proxy.ProxyArms;
 import dev.sluice.bench.proxy.ProxyProcess;
@@ -32,38 +33,51 @@ final class ProxyRun implements AutoCloseable {
     this.timeout = timeout;
   }
 
-  /** Starts the three processes of a run of arm {@code impl}. */
+  /**
+   * Starts the three processes of a run of arm {@code impl} at once, on ports the harness picked,
+   * and returns when the upstream listens and the proxy accepts; the client then starts its load
+   * (it waits for the first GO).
+   */
   static ProxyRun start(RunContext context, Impl impl, int peakConnections) throws Exception {
     Params params = context.params();
     Duration timeout = context.stepTimeout();
-    ChildProcess upstream = context.startPeer(ProxyWorkload.UPSTREAM, side(ProxyWorkload.UPSTREAM));
+    boolean tls = ProxyWorkload.tls(params);
+    InetSocketAddress upstreamAddress = ProxySetup.freeLoopbackAddress();
+    ProxySetup setup =
+        new ProxySetup(
+            ProxySetup.freeLoopbackAddress(),
+            upstreamAddress,
+            tls ? PemFiles.shared() : null,
+            peakConnections + ProxySetup.MAXCONN_MARGIN,
+            params.bytes(ProxyWorkload.READ_BUFFER));
+    Params clientParams =
+        side(ProxyWorkload.CLIENT).with(ProxyWorkload.PROXY_PORT, setup.listen().getPort());
+    if (tls) {
+      for (Map.Entry<String, String> e : BenchCertificate.shared().params().asMap().entrySet()) {
+        clientParams = clientParams.with(e.getKey(), e.getValue());
+      }
+    }
+    ChildProcess upstream = null;
     ProxyProcess proxy = null;
+    ChildProcess client = null;
     try {
-      int upstreamPort = Integer.parseInt(upstream.await("LISTENING", timeout).field("port"));
-      boolean tls = ProxyWorkload.tls(params);
-      ProxySetup setup =
-          new ProxySetup(
-              ProxySetup.freeLoopbackAddress(),
-              new InetSocketAddress("127.0.0.1", upstreamPort),
-              tls ? PemFiles.shared() : null,
-              peakConnections + ProxySetup.MAXCONN_MARGIN,
-              params.bytes(ProxyWorkload.READ_BUFFER));
+      upstream =
+          context.startPeer(
+              ProxyWorkload.UPSTREAM,
+              side(ProxyWorkload.UPSTREAM).with(EchoUpstream.PORT, upstreamAddress.getPort()));
       proxy = ProxyArms.start(impl, setup);
+      client = context.startPeer(ProxyWorkload.CLIENT, clientParams);
+      upstream.await("LISTENING", timeout);
       proxy.awaitReady(timeout);
-      Params clientParams =
-          side(ProxyWorkload.CLIENT).with(ProxyWorkload.PROXY_PORT, setup.listen().getPort());
-      if (tls) {
-        for (Map.Entry<String, String> e : BenchCertificate.shared().params().asMap().entrySet()) {
-          clientParams = clientParams.with(e.getKey(), e.getValue());
+      ProxyRun run = new ProxyRun(upstream, proxy, client, timeout);
+      run.go("start");
+      return run;
+    } catch (Exception | Error e) {
+      for (AutoCloseable started : new AutoCloseable[] {client, proxy, upstream}) {
+        if (started != null) {
+          started.close();
         }
       }
-      ChildProcess client = context.startPeer(ProxyWorkload.CLIENT, clientParams);
-      return new ProxyRun(upstream, proxy, client, timeout);
-    } catch (Exception | Error e) {
-      if (proxy != null) {
-        proxy.close();
-      }
-      upstream.close();
       throw e;
     }
   }

@@ -139,7 +139,7 @@ public final class ProxyThroughputWorkload extends ProxyWorkload {
     @Override
     public void run(ChildControl control) throws Exception {
       Params params = control.params();
-      LoadSupport load = LoadSupport.from(params);
+      LoadSupport load = LoadSupport.start(control);
       int n = params.intCount(CONNECTIONS);
       ProxyStream[] streams = load.openEach(n, n);
       try {
