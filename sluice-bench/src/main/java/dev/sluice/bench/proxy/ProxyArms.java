@@ -40,6 +40,12 @@ public final class ProxyArms {
     return SluiceArm.jvmFlags();
   }
 
+  /** Whether the JVM arms' flags trim the C heap periodically (a non-zero interval). */
+  public static boolean trimsNativeHeap() {
+    return jvmFlags().stream()
+        .anyMatch(f -> f.startsWith("-XX:TrimNativeHeapInterval=") && !f.endsWith("=0"));
+  }
+
   /** Starts arm {@code impl}'s proxy for {@code setup}; wait for it with awaitReady. */
   public static ProxyProcess start(Impl impl, ProxySetup setup)
       throws IOException, InterruptedException {

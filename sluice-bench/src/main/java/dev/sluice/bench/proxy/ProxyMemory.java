@@ -17,11 +17,21 @@ import java.time.Duration;
  */
 public record ProxyMemory(long rssBytes, HeapHistogram heap, long poolUsedBytes) {
 
-  /** Lets the proxy settle for {@code settle}, then reads its memory. */
+  /**
+   * Lets the proxy settle for {@code settle}, then reads its memory. When the JVM arms' flags trim
+   * the C heap periodically ({@code -XX:TrimNativeHeapInterval}, as sluice-proxy/jvm.options
+   * ships), the harness trims it once more after the histogram ({@code jcmd PID
+   * System.trim_native_heap}), so that a reading does not depend on where the 5-second period
+   * happens to fall: without it a baseline could still hold malloc garbage a later reading has
+   * returned, and growth came out negative.
+   */
   public static ProxyMemory settleAndRead(ProxyProcess proxy, Duration settle)
       throws IOException, InterruptedException {
     Thread.sleep(settle);
     HeapHistogram heap = proxy.jvm() ? Jcmd.histogram(proxy.pid()) : null;
+    if (proxy.jvm() && ProxyArms.trimsNativeHeap()) {
+      Jcmd.run(proxy.pid(), "System.trim_native_heap");
+    }
     long pools = proxy.impl() == Impl.HAPROXY ? HaproxyArm.poolUsedBytes(proxy) : -1;
     return new ProxyMemory(proxy.procStatus().vmRssBytes(), heap, pools);
   }
