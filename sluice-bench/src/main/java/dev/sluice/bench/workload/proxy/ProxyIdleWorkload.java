@@ -137,8 +137,11 @@ public final class ProxyIdleWorkload extends ProxyWorkload {
     return switch (impl) {
       case SLUICE ->
           "predicted: no buffer per parked pair (an idle pair holds none), so RSS per pair ~ its"
-              + " live heap: the JDK's two socket channels ~1.3 KB (DESIGN) plus the proxy's pair"
-              + " state"
+              + " live heap: the JDK's two socket channels "
+              + (ProxyArms.jvmFlags().contains("-XX:+UseCompactObjectHeaders")
+                  ? "~1.1 KB with compact object headers"
+                  : "~1.3 KB")
+              + " (DESIGN) plus the proxy's pair state"
               + (tls ? ", plus ~4.6 KB of JDK SSLEngine state (tlsidle)" : "");
       case NETTY ->
           "predicted: no ByteBuf per parked pair (each read is released once written); heap ~ two"
