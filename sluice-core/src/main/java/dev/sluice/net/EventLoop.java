@@ -28,6 +28,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 
@@ -76,6 +77,7 @@ public final class EventLoop implements Executor {
   private final CompletableFuture<Void> terminated = new CompletableFuture<>();
   private final MemoryCounters counters = new MemoryCounters();
   private final LongAdder refused = new LongAdder();
+  private final AtomicLong longestTurnNanos = new AtomicLong();
   private final SlabPool slabPool;
   private final ReadSlab readSlab;
   private final TimerWheel timers;
@@ -88,6 +90,7 @@ public final class EventLoop implements Executor {
   private Arena stagingArena;
   private ByteBuffer staging;
   private long nowNanos;
+  private long firstKeyNanos;
 
   // Completions to deliver after the current callback: a ring of (listener, error) pairs.
   private WriteListener[] completionListeners = new WriteListener[64];
@@ -178,6 +181,15 @@ public final class EventLoop implements Executor {
     } else {
       submit(action, () -> {});
     }
+  }
+
+  /**
+   * The longest the loop went without returning to select (one turn: its ready keys, tasks, timers
+   * and completions) since the last call, which starts the next measurement. A stalled loop delays
+   * every connection on it.
+   */
+  public long takeLongestTurnNanos() {
+    return longestTurnNanos.getAndSet(0);
   }
 
   /** Operations refused because this loop had stopped (their futures and listeners failed). */
@@ -384,6 +396,7 @@ public final class EventLoop implements Executor {
     try {
       while (state == State.RUNNING) {
         long wait = timers.nanosToNextTick(System.nanoTime());
+        firstKeyNanos = 0;
         if (!tasks.isEmpty() || wait == 0 || !afterNextSelect.isEmpty()) {
           selector.selectNow(onSelected);
         } else if (wait < 0) {
@@ -392,11 +405,17 @@ public final class EventLoop implements Executor {
           selector.select(onSelected, Math.max(1, TimeUnit.NANOSECONDS.toMillis(wait)));
         }
         wakeupPending.set(false);
+        nowNanos = System.nanoTime();
+        long turnStarted = firstKeyNanos != 0 ? firstKeyNanos : nowNanos;
         runAfterSelect();
         runTasks(TASK_BUDGET);
         nowNanos = System.nanoTime();
         timers.advance(nowNanos);
         runCompletions();
+        long turn = System.nanoTime() - turnStarted;
+        if (turn > longestTurnNanos.get()) {
+          longestTurnNanos.accumulateAndGet(turn, Math::max);
+        }
       }
     } catch (Throwable t) {
       LOG.log(System.Logger.Level.ERROR, "event loop " + thread.getName() + " failed", t);
@@ -407,6 +426,9 @@ public final class EventLoop implements Executor {
 
   private void dispatch(SelectionKey key) {
     nowNanos = System.nanoTime(); // keys are dispatched inside select: after the wait
+    if (firstKeyNanos == 0) {
+      firstKeyNanos = nowNanos; // the turn starts with the first ready key
+    }
     if (key.attachment() instanceof Selectable selectable && key.isValid()) {
       try {
         selectable.onSelected(key);

@@ -1,37 +1,57 @@
 package dev.sluice.proxy.cluster;
 
 import dev.sluice.proxy.config.ClusterConfig;
+import dev.sluice.proxy.config.Endpoint;
+import dev.sluice.proxy.forward.Pair;
+import dev.sluice.tls.TlsClient;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.UnknownHostException;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
- * A named group of upstreams, picked in smooth weighted round-robin: over any run of picks each
- * upstream gets its weight's share, interleaved rather than in bursts (weights 5, 1, 1 give a a b a
- * c a a, not a a a a a b c).
+ * A named group of upstreams at run time: the targets its addresses resolve to, the balancer that
+ * picks among those that may take a connection, and its upstream TLS client. A host name is
+ * resolved again on the configured interval; a changed answer adds targets and drains the ones that
+ * are gone (their open pairs go on).
  */
 public final class Cluster {
-  private final ClusterConfig config;
-  private final String name;
-  private final List<UpstreamTarget> upstreams;
-  private final int totalWeight;
-  private final int[] current;
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Cluster.class);
 
-  public Cluster(ClusterConfig config) {
+  private final ClusterConfig config;
+  private final Resolver resolver;
+  private final TlsClient tlsClient;
+  private volatile List<UpstreamTarget> upstreams = List.of();
+  private volatile Balancer balancer;
+
+  /** The outcome of choosing an upstream. */
+  public sealed interface Choice {}
+
+  /** An upstream to connect to. */
+  public record Chosen(UpstreamTarget upstream) implements Choice {}
+
+  /** None may take a connection now (all down, ejected or already tried). */
+  public record NoneAvailable(String why) implements Choice {}
+
+  public Cluster(ClusterConfig config, Resolver resolver, TlsClient tlsClient) {
     this.config = config;
-    this.name = config.name();
-    List<UpstreamTarget> list = new ArrayList<>();
-    int total = 0;
-    for (ClusterConfig.UpstreamConfig u : config.upstreams()) {
-      list.add(new UpstreamTarget(name, u.address(), u.weight()));
-      total += u.weight();
-    }
-    this.upstreams = List.copyOf(list);
-    this.totalWeight = total;
-    this.current = new int[list.size()];
+    this.resolver = resolver;
+    this.tlsClient = tlsClient;
+    refresh();
+  }
+
+  /** A cluster of literal addresses, no TLS: for tests and tools. */
+  public Cluster(ClusterConfig config) {
+    this(config, Resolver.SYSTEM, null);
   }
 
   public String name() {
-    return name;
+    return config.name();
   }
 
   /** What it was built from. */
@@ -39,21 +59,139 @@ public final class Cluster {
     return config;
   }
 
-  /** The upstreams, in configuration order. */
+  /** The TLS client for its upstreams, or null when it speaks plain TCP to them. */
+  public TlsClient tlsClient() {
+    return tlsClient;
+  }
+
+  /** The targets that take new connections (draining ones are gone from this list). */
   public List<UpstreamTarget> upstreams() {
     return upstreams;
   }
 
-  /** The next upstream for a new pair. */
-  public synchronized UpstreamTarget next() {
-    int best = 0;
-    for (int i = 0; i < current.length; i++) {
-      current[i] += upstreams.get(i).weight();
-      if (current[i] > current[best]) {
-        best = i;
+  /** Whether any configured address is a host name (to be resolved again). */
+  public boolean hasHostNames() {
+    return config.upstreams().stream()
+        .anyMatch(u -> u.address() instanceof Endpoint.Tcp tcp && !isLiteral(tcp.host()));
+  }
+
+  /**
+   * Resolves the host names again and applies the answer: new addresses become targets, vanished
+   * ones drain, unchanged ones keep their health and counters. Blocking (DNS): never on a loop.
+   *
+   * @return whether the set of targets changed
+   */
+  public synchronized boolean refresh() {
+    Map<String, UpstreamTarget> running = new LinkedHashMap<>();
+    for (UpstreamTarget u : upstreams) {
+      running.put(u.name(), u);
+    }
+    List<UpstreamTarget> next = new ArrayList<>();
+    long now = System.nanoTime();
+    for (ClusterConfig.UpstreamConfig u : config.upstreams()) {
+      for (Resolved r : resolve(u.address())) {
+        UpstreamTarget target = running.remove(r.name());
+        if (target == null) {
+          target =
+              new UpstreamTarget(
+                  this,
+                  r.name(),
+                  r.address(),
+                  r.host(),
+                  u.weight(),
+                  new Health(config.healthCheck(), config.passive(), now));
+        }
+        next.add(target);
       }
     }
-    current[best] -= totalWeight;
-    return upstreams.get(best);
+    if (next.isEmpty() && !upstreams.isEmpty()) {
+      LOG.warn("cluster {}: no address resolved; keeping the previous ones", name());
+      return false;
+    }
+    boolean changed = !running.isEmpty() || next.size() != upstreams.size();
+    for (UpstreamTarget gone : running.values()) {
+      gone.drain();
+      LOG.info("cluster {}: {} is gone from DNS; draining it", name(), gone.name());
+    }
+    if (changed || balancer == null) {
+      upstreams = List.copyOf(next);
+      balancer = Balancer.of(config.balance(), upstreams);
+      if (changed) {
+        LOG.info("cluster {}: upstreams {}", name(), upstreams);
+      }
+    }
+    return changed;
+  }
+
+  private record Resolved(String name, SocketAddress address, String host) {}
+
+  private List<Resolved> resolve(Endpoint endpoint) {
+    return switch (endpoint) {
+      case Endpoint.Unix unix -> List.of(new Resolved(unix.toString(), unix.socketAddress(), null));
+      case Endpoint.Tcp tcp when isLiteral(tcp.host()) ->
+          List.of(new Resolved(tcp.toString(), tcp.socketAddress(), tcp.host()));
+      case Endpoint.Tcp tcp -> {
+        List<Resolved> all = new ArrayList<>();
+        try {
+          for (InetAddress address : resolver.resolve(tcp.host())) {
+            all.add(
+                new Resolved(
+                    tcp + " (" + address.getHostAddress() + ")",
+                    new InetSocketAddress(address, tcp.port()),
+                    tcp.host()));
+          }
+        } catch (UnknownHostException e) {
+          LOG.warn("cluster {}: cannot resolve {}: {}", name(), tcp.host(), e.getMessage());
+        }
+        yield all;
+      }
+    };
+  }
+
+  private static boolean isLiteral(String host) {
+    return host.contains(":") || host.matches("[0-9.]+");
+  }
+
+  /**
+   * The upstream for {@code pair}: picked by the balancer among the targets that may take a
+   * connection and that it has not {@code tried} already.
+   */
+  public Choice choose(Pair pair, Collection<? extends Pair.Upstream> tried) {
+    long now = System.nanoTime();
+    List<UpstreamTarget> all = upstreams;
+    List<UpstreamTarget> candidates = new ArrayList<>(all.size());
+    for (UpstreamTarget u : all) {
+      if (u.available(now) && !tried.contains(u)) {
+        candidates.add(u);
+      }
+    }
+    if (candidates.isEmpty()) {
+      return new NoneAvailable(
+          all.isEmpty()
+              ? "cluster " + name() + " has no upstream"
+              : tried.isEmpty()
+                  ? "no healthy upstream in cluster " + name()
+                  : "no other healthy upstream in cluster " + name());
+    }
+    return new Chosen(balancer.pick(candidates, clientKey(pair), now));
+  }
+
+  private static long clientKey(Pair pair) {
+    if (pair != null
+        && pair.clientAddress() instanceof InetSocketAddress inet
+        && inet.getAddress() != null) {
+      byte[] bytes = inet.getAddress().getAddress();
+      long key = 0;
+      for (byte b : bytes) {
+        key = key * 31 + (b & 0xff);
+      }
+      return key;
+    }
+    return 0;
+  }
+
+  @Override
+  public String toString() {
+    return "cluster " + name() + " " + upstreams;
   }
 }

@@ -1,27 +1,43 @@
 package dev.sluice.proxy.cluster;
 
-import dev.sluice.proxy.config.Endpoint;
 import dev.sluice.proxy.forward.CloseCause;
 import dev.sluice.proxy.forward.Pair;
+import dev.sluice.tls.TlsClient;
 import java.net.SocketAddress;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
-/** One upstream of a cluster: where it is, its weight, and what its connections have done. */
+/**
+ * One upstream of a cluster at run time: one address (a host name resolves to one target per
+ * address), its weight, its health, and what its connections have done.
+ */
 public final class UpstreamTarget implements Pair.Upstream {
-  private final String cluster;
-  private final Endpoint endpoint;
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(UpstreamTarget.class);
+
+  private final Cluster cluster;
+  private final String name;
   private final SocketAddress address;
+  private final String host;
   private final int weight;
+  private final Health health;
   private final AtomicLong active = new AtomicLong();
   private final LongAdder connects = new LongAdder();
   private final LongAdder connectFailures = new LongAdder();
+  private final LongAdder ejections = new LongAdder();
+  private volatile boolean draining;
 
-  UpstreamTarget(String cluster, Endpoint endpoint, int weight) {
+  /** Smooth weighted round-robin's running weight; guarded by the cluster's balancer. */
+  int current;
+
+  UpstreamTarget(
+      Cluster cluster, String name, SocketAddress address, String host, int weight, Health health) {
     this.cluster = cluster;
-    this.endpoint = endpoint;
-    this.address = endpoint.socketAddress();
+    this.name = name;
+    this.address = address;
+    this.host = host;
     this.weight = weight;
+    this.health = health;
   }
 
   @Override
@@ -31,17 +47,49 @@ public final class UpstreamTarget implements Pair.Upstream {
 
   @Override
   public String name() {
-    return endpoint.toString();
+    return name;
   }
 
   /** The cluster it belongs to. */
-  public String cluster() {
+  public Cluster cluster() {
     return cluster;
   }
 
-  /** Its share of new connections. */
+  /** Its configured share of new connections. */
   public int weight() {
     return weight;
+  }
+
+  /**
+   * Its share now: the configured weight, ramped up over the cluster's slow start after it came
+   * back (never below a tenth, so a returning upstream is tried at all).
+   */
+  public double effectiveWeight(long nowNanos) {
+    long window = cluster.config().slowStart().toNanos();
+    if (window <= 0) {
+      return weight;
+    }
+    double ramp = (double) (nowNanos - health.availableSinceNanos()) / window;
+    return weight * Math.max(0.1, Math.min(1.0, ramp));
+  }
+
+  /** Its health. */
+  public Health health() {
+    return health;
+  }
+
+  /** Whether it may take a new connection now. */
+  public boolean available(long nowNanos) {
+    return !draining && health.available(nowNanos);
+  }
+
+  /** Removed by a DNS change: no new connections; open pairs go on. */
+  public boolean draining() {
+    return draining;
+  }
+
+  void drain() {
+    draining = true;
   }
 
   /** Pairs connected to it now. */
@@ -49,29 +97,78 @@ public final class UpstreamTarget implements Pair.Upstream {
     return active.get();
   }
 
-  /** Connects that succeeded. */
   public long connects() {
     return connects.sum();
   }
 
-  /** Connects that failed. */
   public long connectFailures() {
     return connectFailures.sum();
+  }
+
+  /** Times passive health took it out. */
+  public long ejections() {
+    return ejections.sum();
+  }
+
+  @Override
+  public int maxTries() {
+    return cluster.config().retries().tries();
+  }
+
+  @Override
+  public long triesWithinNanos() {
+    return cluster.config().retries().within().toNanos();
+  }
+
+  @Override
+  public TlsClient tls() {
+    return cluster.tlsClient();
+  }
+
+  @Override
+  public String tlsServerName() {
+    return cluster.config().tls() != null && cluster.config().tls().serverName() != null
+        ? cluster.config().tls().serverName()
+        : host;
   }
 
   @Override
   public void connected() {
     connects.increment();
     active.incrementAndGet();
+    health.connectSucceeded();
   }
 
   @Override
-  public void connectFailed(CloseCause cause) {
+  public void connectFailed(CloseCause cause, String detail) {
     connectFailures.increment();
+    failed(cause.label() + (detail == null ? "" : ": " + detail));
   }
 
   @Override
-  public void released() {
+  public void released(CloseCause cause) {
     active.decrementAndGet();
+    if (cause == CloseCause.UPSTREAM_RESET) {
+      failed("reset a connection");
+    }
+  }
+
+  private void failed(String problem) {
+    long now = System.nanoTime();
+    if (health.connectFailed(now, problem)) {
+      ejections.increment();
+      LOG.warn(
+          "upstream {} of cluster {} ejected for {} ms after {} failures in a row ({})",
+          name,
+          cluster.name(),
+          (health.ejectedUntilNanos() - now) / 1_000_000,
+          cluster.config().passive().failures(),
+          problem);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return name;
   }
 }

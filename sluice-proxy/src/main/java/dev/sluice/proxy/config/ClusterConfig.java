@@ -1,18 +1,128 @@
 package dev.sluice.proxy.config;
 
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 
 /**
- * A named group of upstreams.
+ * A named group of upstreams, and how connections are spread over them and kept away from the ones
+ * that fail.
  *
  * @param name a label for routes, metrics and logs
  * @param upstreams where connections go, in order
+ * @param balance how an upstream is picked for a new connection
+ * @param healthCheck the active check, or null for none
+ * @param passive ejection after consecutive failures of real connections
+ * @param retries how often, and for how long, a failed connect is tried on another upstream
+ * @param slowStart over how long an upstream that comes back gets its full share (zero: at once)
+ * @param resolveInterval how often host names are resolved again ({@link Duration#ZERO}: once)
+ * @param tls TLS to the upstreams (re-encryption), or null for plain
  */
-public record ClusterConfig(String name, List<UpstreamConfig> upstreams) {
+public record ClusterConfig(
+    String name,
+    List<UpstreamConfig> upstreams,
+    Balance balance,
+    HealthCheck healthCheck,
+    PassiveHealth passive,
+    Retries retries,
+    Duration slowStart,
+    Duration resolveInterval,
+    UpstreamTls tls) {
+
   public ClusterConfig {
     upstreams = List.copyOf(upstreams);
   }
 
-  /** One upstream: its address and its share of new connections. */
+  /** A cluster with every default: round-robin, no checks, 3 tries within 5 s. */
+  public static ClusterConfig of(String name, List<UpstreamConfig> upstreams) {
+    return new ClusterConfig(
+        name,
+        upstreams,
+        Balance.ROUNDROBIN,
+        null,
+        PassiveHealth.DEFAULTS,
+        Retries.DEFAULTS,
+        Duration.ZERO,
+        Duration.ZERO,
+        null);
+  }
+
+  /** One upstream: its address (a host name may stand for several) and its share. */
   public record UpstreamConfig(Endpoint address, int weight) {}
+
+  /** How an upstream is picked. */
+  public enum Balance {
+    /** Smooth weighted round-robin. */
+    ROUNDROBIN,
+    /** The fewest open connections for its weight. */
+    LEASTCONN,
+    /** Two picked at random by weight; the less loaded wins. */
+    P2C,
+    /** Consistent hashing of the client's address: a client sticks to an upstream. */
+    HASH
+  }
+
+  /** What the active check does. */
+  public enum CheckType {
+    /** A TCP connect. */
+    TCP,
+    /** A TLS handshake (with the cluster's upstream TLS settings). */
+    TLS,
+    /** Send bytes, expect bytes back. */
+    SEND
+  }
+
+  /**
+   * The active health check.
+   *
+   * @param type what it does
+   * @param interval between checks of one upstream (spread with up to a tenth of jitter)
+   * @param timeout for one check
+   * @param rise consecutive passes that bring a down upstream up
+   * @param fall consecutive failures that bring an up upstream down
+   * @param send the bytes sent by a {@code send} check
+   * @param expect the bytes a {@code send} check expects at the start of the reply
+   */
+  public record HealthCheck(
+      CheckType type,
+      Duration interval,
+      Duration timeout,
+      int rise,
+      int fall,
+      String send,
+      String expect) {}
+
+  /**
+   * Passive ejection: an upstream whose real connections fail this many times in a row (refused,
+   * timed out, reset) is out for {@code backoff}, doubled for every further ejection up to {@code
+   * maxBackoff}; it comes back through the active check (or, without one, when the time is up).
+   */
+  public record PassiveHealth(int failures, Duration backoff, Duration maxBackoff) {
+    public static final PassiveHealth DEFAULTS =
+        new PassiveHealth(3, Duration.ofSeconds(5), Duration.ofMinutes(1));
+  }
+
+  /**
+   * Connect retries: a connect that is refused or times out is tried on another upstream, at most
+   * {@code tries} connects in all, within {@code within} (nothing was sent to the client yet, so
+   * this is safe).
+   */
+  public record Retries(int tries, Duration within) {
+    public static final Retries DEFAULTS = new Retries(3, Duration.ofSeconds(5));
+  }
+
+  /**
+   * TLS to the upstreams.
+   *
+   * @param ca the authorities the upstreams' certificates must chain to; null for the JDK's
+   * @param serverName the name sent as SNI and verified; null for the upstream's host
+   * @param alpn protocols to offer
+   * @param certificate the client certificate to present (mTLS), or null
+   */
+  public record UpstreamTls(
+      Path ca, String serverName, List<String> alpn, ListenerTls.Certificate certificate) {
+    public UpstreamTls {
+      alpn = List.copyOf(alpn);
+    }
+  }
 }

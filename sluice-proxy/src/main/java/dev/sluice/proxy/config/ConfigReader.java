@@ -165,7 +165,15 @@ public final class ConfigReader {
       Set<String> clusters) {
     Map<String, YamlNode> f =
         node.fields(
-            "name", "address", "cluster", "sni", "tls", "maxConnections", "timeouts", "buffers");
+            "name",
+            "address",
+            "cluster",
+            "sni",
+            "tls",
+            "maxConnections",
+            "limits",
+            "timeouts",
+            "buffers");
     String name = name(node, f);
     Endpoint address = endpoint(require(node, f, "address"));
     ListenerTls tls = f.containsKey("tls") ? listenerTls(f.get("tls")) : null;
@@ -185,10 +193,11 @@ public final class ConfigReader {
                     .fields("readBufferSize", "clientReadBufferSize", "upstreamReadBufferSize"),
                 globalBuffers.reads)
             : globalBuffers.reads;
+    Limits limits = f.containsKey("limits") ? limits(f.get("limits"), tls) : Limits.NONE;
     if (name == null || address == null || route == null) {
       return null;
     }
-    return new ListenerConfig(name, address, route, tls, maxConnections, timeouts, reads);
+    return new ListenerConfig(name, address, route, tls, maxConnections, timeouts, reads, limits);
   }
 
   private Route route(
@@ -245,6 +254,40 @@ public final class ConfigReader {
       sni.problem("needs at least one rule");
     }
     return new Route.BySni(rules, defaultCluster);
+  }
+
+  private Limits limits(YamlNode node, ListenerTls tls) {
+    Map<String, YamlNode> f =
+        node.fields(
+            "connectionsPerSecond", "burst", "perSourceAddress", "allow", "deny", "requireSni");
+    int rate =
+        f.containsKey("connectionsPerSecond")
+            ? intIn(f.get("connectionsPerSecond"), 1, 10_000_000, 0)
+            : 0;
+    int burst = f.containsKey("burst") ? intIn(f.get("burst"), 1, 10_000_000, rate) : rate;
+    if (f.containsKey("burst") && rate == 0) {
+      f.get("burst").problem("a burst goes with connectionsPerSecond");
+    }
+    int perSource =
+        f.containsKey("perSourceAddress") ? intIn(f.get("perSourceAddress"), 1, 10_000_000, 0) : 0;
+    List<Cidr> allow = f.containsKey("allow") ? networks(f.get("allow")) : List.of();
+    List<Cidr> deny = f.containsKey("deny") ? networks(f.get("deny")) : List.of();
+    boolean requireSni = f.containsKey("requireSni") && bool(f.get("requireSni"));
+    if (requireSni && tls == null) {
+      f.get("requireSni").problem("requireSni needs tls on the listener");
+    }
+    return new Limits(rate, burst, perSource, allow, deny, requireSni);
+  }
+
+  private List<Cidr> networks(YamlNode node) {
+    List<Cidr> networks = new ArrayList<>();
+    for (YamlNode item : node.items()) {
+      Cidr cidr = parsed(item, Cidr::parse);
+      if (cidr != null) {
+        networks.add(cidr);
+      }
+    }
+    return networks;
   }
 
   private String clusterReference(YamlNode node, Set<String> clusters) {
@@ -324,7 +367,10 @@ public final class ConfigReader {
   }
 
   private Certificate certificate(YamlNode node) {
-    Map<String, YamlNode> f = node.fields("cert", "key", "p12", "password");
+    return certificate(node, node.fields("cert", "key", "p12", "password"));
+  }
+
+  private Certificate certificate(YamlNode node, Map<String, YamlNode> f) {
     String password = f.containsKey("password") ? f.get("password").text().orElse(null) : null;
     Certificate certificate;
     if (f.containsKey("p12")) {
@@ -389,7 +435,17 @@ public final class ConfigReader {
   // ---- clusters ----
 
   private ClusterConfig cluster(YamlNode node) {
-    Map<String, YamlNode> f = node.fields("name", "upstreams");
+    Map<String, YamlNode> f =
+        node.fields(
+            "name",
+            "upstreams",
+            "balance",
+            "healthCheck",
+            "passive",
+            "retries",
+            "slowStart",
+            "resolveInterval",
+            "tls");
     String name = name(node, f);
     List<UpstreamConfig> upstreams = new ArrayList<>();
     YamlNode list = require(node, f, "upstreams");
@@ -406,7 +462,97 @@ public final class ConfigReader {
         list.problem("needs at least one upstream");
       }
     }
-    return name == null ? null : new ClusterConfig(name, upstreams);
+    ClusterConfig.Balance balance =
+        f.containsKey("balance")
+            ? choice(
+                f.get("balance"), ClusterConfig.Balance.class, ClusterConfig.Balance.ROUNDROBIN)
+            : ClusterConfig.Balance.ROUNDROBIN;
+    ClusterConfig.UpstreamTls tls = f.containsKey("tls") ? upstreamTls(f.get("tls")) : null;
+    ClusterConfig.HealthCheck check =
+        f.containsKey("healthCheck") ? healthCheck(f.get("healthCheck"), tls != null) : null;
+    ClusterConfig.PassiveHealth passive = ClusterConfig.PassiveHealth.DEFAULTS;
+    if (f.containsKey("passive")) {
+      Map<String, YamlNode> p = f.get("passive").fields("failures", "backoff", "maxBackoff");
+      passive =
+          new ClusterConfig.PassiveHealth(
+              p.containsKey("failures") ? intIn(p.get("failures"), 0, 1000, 3) : 3,
+              timeout(p, "backoff", passive.backoff()),
+              timeout(p, "maxBackoff", passive.maxBackoff()));
+      if (passive.maxBackoff().compareTo(passive.backoff()) < 0) {
+        f.get("passive").problem("maxBackoff is shorter than backoff");
+      }
+    }
+    ClusterConfig.Retries retries = ClusterConfig.Retries.DEFAULTS;
+    if (f.containsKey("retries")) {
+      Map<String, YamlNode> r = f.get("retries").fields("tries", "within");
+      retries =
+          new ClusterConfig.Retries(
+              r.containsKey("tries") ? intIn(r.get("tries"), 1, 100, 3) : 3,
+              timeout(r, "within", retries.within()));
+    }
+    Duration slowStart = timeout(f, "slowStart", Duration.ZERO);
+    Duration resolve = timeout(f, "resolveInterval", Duration.ZERO);
+    return name == null
+        ? null
+        : new ClusterConfig(
+            name, upstreams, balance, check, passive, retries, slowStart, resolve, tls);
+  }
+
+  private ClusterConfig.HealthCheck healthCheck(YamlNode node, boolean clusterTls) {
+    Map<String, YamlNode> f =
+        node.fields("type", "interval", "timeout", "rise", "fall", "send", "expect");
+    ClusterConfig.CheckType type =
+        f.containsKey("type")
+            ? choice(f.get("type"), ClusterConfig.CheckType.class, ClusterConfig.CheckType.TCP)
+            : ClusterConfig.CheckType.TCP;
+    Duration interval = timeout(f, "interval", Duration.ofSeconds(2));
+    Duration timeout = timeout(f, "timeout", Duration.ofSeconds(1));
+    if (interval.isZero()) {
+      node.problem("a health check needs an interval");
+    }
+    if (timeout.isZero()) {
+      node.problem("a health check needs a timeout");
+    }
+    int rise = f.containsKey("rise") ? intIn(f.get("rise"), 1, 100, 2) : 2;
+    int fall = f.containsKey("fall") ? intIn(f.get("fall"), 1, 100, 3) : 3;
+    String send = f.containsKey("send") ? f.get("send").text().orElse(null) : null;
+    String expect = f.containsKey("expect") ? f.get("expect").text().orElse(null) : null;
+    if (type == ClusterConfig.CheckType.SEND && (send == null || expect == null)) {
+      node.problem("a send check needs send: and expect:");
+    }
+    if (type != ClusterConfig.CheckType.SEND && (send != null || expect != null)) {
+      node.problem("send: and expect: are for type: send");
+    }
+    if (type == ClusterConfig.CheckType.TLS && !clusterTls) {
+      node.problem("a tls check needs the cluster's tls: settings");
+    }
+    return new ClusterConfig.HealthCheck(type, interval, timeout, rise, fall, send, expect);
+  }
+
+  private ClusterConfig.UpstreamTls upstreamTls(YamlNode node) {
+    Map<String, YamlNode> f =
+        node.fields("ca", "serverName", "alpn", "cert", "key", "p12", "password");
+    Path ca = null;
+    if (f.containsKey("ca")) {
+      ca = readableFile(f.get("ca"));
+      if (ca != null) {
+        try {
+          TrustMaterial.fromPem(ca);
+        } catch (KeyMaterialException e) {
+          f.get("ca").problem(e.getMessage());
+        }
+      }
+    }
+    String serverName =
+        f.containsKey("serverName") ? f.get("serverName").text().orElse(null) : null;
+    List<String> alpn = f.containsKey("alpn") ? strings(f.get("alpn")) : List.of();
+    Certificate certificate = null;
+    if (f.containsKey("cert") || f.containsKey("key") || f.containsKey("p12")) {
+      certificate = certificate(node, f);
+    } else if (f.containsKey("password")) {
+      f.get("password").problem("a password goes with a client certificate (cert and key, or p12)");
+    }
+    return new ClusterConfig.UpstreamTls(ca, serverName, alpn, certificate);
   }
 
   // ---- timeouts and buffers ----
@@ -429,7 +575,18 @@ public final class ConfigReader {
         .map(
             text -> {
               try {
-                return Timeouts.check(key, Units.duration(text));
+                Duration value = Units.duration(text);
+                if (value.compareTo(Timeouts.MAX) > 0) {
+                  node.problem(
+                      key
+                          + " '"
+                          + text
+                          + "' is above the longest timeout, "
+                          + Timeouts.MAX.toDays()
+                          + " days");
+                  return fallback;
+                }
+                return Timeouts.check(key, value);
               } catch (IllegalArgumentException e) {
                 node.problem(e.getMessage());
                 return fallback;
@@ -493,7 +650,11 @@ public final class ConfigReader {
   }
 
   private Endpoint endpoint(YamlNode node) {
-    return node == null ? null : parsed(node, Endpoint::parse);
+    Endpoint endpoint = node == null ? null : parsed(node, Endpoint::parse);
+    if (endpoint instanceof Endpoint.Unix unix && !unix.path().isAbsolute()) {
+      return new Endpoint.Unix(baseDir.resolve(unix.path()).normalize()); // like every file path
+    }
+    return endpoint;
   }
 
   private Path readableFile(YamlNode node) {
@@ -545,7 +706,10 @@ public final class ConfigReader {
       }
       return (int) value;
     } catch (NumberFormatException e) {
-      node.problem("'" + text + "' is not a whole number");
+      node.problem(
+          text.strip().matches("-?\\d+")
+              ? "'" + text + "' is out of range " + min + ".." + max
+              : "'" + text + "' is not a whole number");
       return fallback;
     }
   }

@@ -51,6 +51,9 @@ public sealed interface Endpoint {
       }
       return new Unix(Path.of(path));
     }
+    if (t.startsWith("[") && t.endsWith("]")) {
+      throw new IllegalArgumentException("'" + text + "' has no port: use [ipv6]:port");
+    }
     int colon = t.lastIndexOf(':');
     if (colon <= 0 || colon == t.length() - 1) {
       throw new IllegalArgumentException(
@@ -59,13 +62,20 @@ public sealed interface Endpoint {
     String host = t.substring(0, colon);
     if (host.startsWith("[") && host.endsWith("]")) {
       host = host.substring(1, host.length() - 1);
+      if (host.isEmpty()) {
+        throw new IllegalArgumentException("'" + text + "' has no host between the brackets");
+      }
     } else if (host.contains(":")) {
       throw new IllegalArgumentException(
           "'" + text + "': write an IPv6 address in brackets, as [::1]:7000");
     }
+    String digits = t.substring(colon + 1);
     int port;
     try {
-      port = Integer.parseInt(t.substring(colon + 1));
+      if (!digits.matches("-?\\d+")) {
+        throw new NumberFormatException(digits);
+      }
+      port = Integer.parseInt(digits);
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException("'" + text + "' has no port number after the colon");
     }

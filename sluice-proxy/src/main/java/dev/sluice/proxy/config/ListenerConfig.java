@@ -10,6 +10,7 @@ package dev.sluice.proxy.config;
  * @param maxConnections the most pairs open at once through this listener; 0 for no limit
  * @param timeouts the timeouts of its pairs (the global ones with this listener's overrides)
  * @param reads the read sizes of its pairs (likewise)
+ * @param limits what it refuses at once (rates, per-address limits, networks, clients without SNI)
  */
 public record ListenerConfig(
     String name,
@@ -18,4 +19,5 @@ public record ListenerConfig(
     ListenerTls tls,
     int maxConnections,
     TimeoutSettings timeouts,
-    ReadSizes reads) {}
+    ReadSizes reads,
+    Limits limits) {}

@@ -12,7 +12,7 @@ import java.util.regex.Pattern;
  */
 public final class Units {
   private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h|d)");
-  private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KiB|MiB|GiB)?");
+  private static final Pattern SIZE = Pattern.compile("(\\d+)(B|KiB|MiB|GiB)?");
 
   private Units() {}
 

@@ -22,11 +22,18 @@ final class YamlNode {
   private final Node node;
   private final String path;
   private final Problems problems;
+  private final int keyLine;
 
   YamlNode(Node node, String path, Problems problems) {
+    this(node, path, problems, 0);
+  }
+
+  /** A field's value: problems about it are reported on the line of the field's name. */
+  private YamlNode(Node node, String path, Problems problems, int keyLine) {
     this.node = node;
     this.path = path;
     this.problems = problems;
+    this.keyLine = keyLine;
   }
 
   String path() {
@@ -34,7 +41,7 @@ final class YamlNode {
   }
 
   int line() {
-    return node.getStartMark().map(m -> m.getLine() + 1).orElse(0);
+    return keyLine > 0 ? keyLine : node.getStartMark().map(m -> m.getLine() + 1).orElse(0);
   }
 
   void problem(String message) {
@@ -54,7 +61,8 @@ final class YamlNode {
         continue;
       }
       String name = key.getValue();
-      YamlNode value = new YamlNode(tuple.getValueNode(), child(name), problems);
+      int line = key.getStartMark().map(m -> m.getLine() + 1).orElse(0);
+      YamlNode value = new YamlNode(tuple.getValueNode(), child(name), problems, line);
       if (fields.putIfAbsent(name, value) != null) {
         value.problem("appears twice");
       }
@@ -134,8 +142,11 @@ final class YamlNode {
       list.add(problem);
     }
 
+    /** Every problem, in file order (the reader visits sections in its own order). */
     List<Problem> list() {
-      return list;
+      List<Problem> sorted = new ArrayList<>(list);
+      sorted.sort(java.util.Comparator.comparingInt(Problem::line));
+      return sorted;
     }
   }
 }

@@ -33,10 +33,24 @@ public enum CloseCause {
   TLS_ERROR("tls_error"),
   /** A passthrough listener could not read a ClientHello (malformed, too large, too slow). */
   CLIENT_HELLO_INVALID("client_hello_invalid"),
+  /**
+   * The upstream's TLS handshake failed (its certificate did not verify, no common protocol...).
+   */
+  UPSTREAM_TLS_FAILED("upstream_tls_failed"),
   /** No route for the client (no cluster for its server name). */
   NO_ROUTE("no_route"),
-  /** A listener limit refused the connection. */
+  /** The cluster had no upstream that could take a connection (all down, ejected or tried). */
+  NO_HEALTHY_UPSTREAM("no_healthy_upstream"),
+  /** The listener's maxConnections was reached. */
   LIMIT_REACHED("limit_reached"),
+  /** The listener's rate of new connections was exceeded. */
+  RATE_LIMITED("rate_limited"),
+  /** The client's address had as many connections open as allowed. */
+  SOURCE_LIMIT("source_limit"),
+  /** The client's address is not allowed (or is denied) on the listener. */
+  DENIED("denied"),
+  /** A TLS client sent no server name where one is required. */
+  SNI_REQUIRED("sni_required"),
   /** The proxy shut down. */
   SHUTDOWN("shutdown"),
   /** An error on the client's connection. */

@@ -163,8 +163,11 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
 
   @Override
   public void onHandshakeFailed(TlsConnection c, CloseReason reason) {
-    closed = true;
-    pair.onClientHandshakeFailed(reason);
+    if (side == Side.CLIENT) {
+      closed = true;
+      pair.onClientHandshakeFailed(reason);
+    }
+    // An upstream's failed handshake fails its connect, which the pair hears of (and may retry).
   }
 
   // ---- what the pair asks of a leg ----

@@ -7,11 +7,14 @@ import dev.sluice.net.EventLoop;
 import dev.sluice.net.SocketOptions;
 import dev.sluice.proxy.config.ReadSizes;
 import dev.sluice.proxy.config.TimeoutSettings;
+import dev.sluice.tls.TlsClient;
 import dev.sluice.tls.TlsConnection;
+import dev.sluice.tls.TlsHandshakeException;
 import java.net.ConnectException;
 import java.net.SocketAddress;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import javax.net.ssl.ExtendedSSLSession;
 import javax.net.ssl.SNIHostName;
@@ -38,11 +41,19 @@ public final class Pair {
     /** The listener's read sizes now (likewise). */
     ReadSizes reads();
 
-    /** The upstream for {@code pair} (its server name may be known), or null: no route. */
-    Upstream choose(Pair pair);
+    /**
+     * Where {@code pair} connects next (its server name may be known), avoiding the upstreams it
+     * has {@code tried} already.
+     */
+    UpstreamChoice choose(Pair pair, List<Upstream> tried);
 
     /** Options for connecting to upstreams (the connect timeout is the pair's). */
     SocketOptions upstreamOptions();
+
+    /** Whether TLS clients that send no server name are refused. */
+    default boolean requireSni() {
+      return false;
+    }
 
     /** The pair began forwarding. */
     default void onForwarding(Pair pair) {}
@@ -58,11 +69,34 @@ public final class Pair {
     /** A label for logs and metrics. */
     String name();
 
+    /** The most connects a pair makes (to this upstream's cluster) before it gives up. */
+    default int maxTries() {
+      return 1;
+    }
+
+    /** The time within which those connects must start. */
+    default long triesWithinNanos() {
+      return 0;
+    }
+
+    /** The TLS client to reach it with, or null for plain TCP. */
+    default TlsClient tls() {
+      return null;
+    }
+
+    /** The name sent as SNI and verified, with TLS. */
+    default String tlsServerName() {
+      return null;
+    }
+
+    /** A pair connected to it. */
     default void connected() {}
 
-    default void connectFailed(CloseCause cause) {}
+    /** A connect to it failed. */
+    default void connectFailed(CloseCause cause, String detail) {}
 
-    default void released() {}
+    /** A pair connected to it ended with {@code cause}. */
+    default void released(CloseCause cause) {}
   }
 
   private enum State {
@@ -90,6 +124,10 @@ public final class Pair {
   private SocketAddress clientAddress;
   private Upstream target;
   private boolean upstreamActive;
+  private List<Upstream> tried = List.of();
+  private Runnable onEnd;
+  private long firstConnectNanos;
+  private long connectedNanos;
   private EventLoop.Timeout timer;
   private long timerDueNanos;
 
@@ -171,6 +209,16 @@ public final class Pair {
     return target;
   }
 
+  /** From the first connect attempt to the upstream being up (retries included), or -1. */
+  public long connectNanos() {
+    return connectedNanos == 0 ? -1 : connectedNanos - firstConnectNanos;
+  }
+
+  /** How many connects it took (0 when none was tried). */
+  public int connectAttempts() {
+    return tried.size() + (connectedNanos != 0 ? 1 : 0);
+  }
+
   /** When the client connected (wall clock, ms). */
   public long openedMillis() {
     return openedMillis;
@@ -208,42 +256,79 @@ public final class Pair {
       applicationProtocol = tls.applicationProtocol();
     }
     c.pauseReading(); // until the upstream is up: its bytes wait in the socket
+    if (serverName == null && owner.requireSni()) {
+      close(CloseCause.SNI_REQUIRED, "the client sent no server name", false);
+      return;
+    }
     connect();
   }
 
   private void connect() {
-    target = owner.choose(this);
-    if (target == null) {
-      close(
-          CloseCause.NO_ROUTE,
-          serverName == null ? "no route" : "no route for server name " + serverName,
-          false);
-      return;
+    UpstreamChoice choice = owner.choose(this, tried);
+    switch (choice) {
+      case UpstreamChoice.NoRoute none -> {
+        close(CloseCause.NO_ROUTE, none.detail(), false);
+        return;
+      }
+      case UpstreamChoice.NoneHealthy none -> {
+        close(
+            tried.isEmpty() ? CloseCause.NO_HEALTHY_UPSTREAM : lastFailure,
+            tried.isEmpty() ? none.detail() : lastFailureDetail + "; " + none.detail(),
+            !tried.isEmpty());
+        return;
+      }
+      case UpstreamChoice.To to -> target = to.upstream();
+    }
+    if (firstConnectNanos == 0) {
+      firstConnectNanos = System.nanoTime();
     }
     state = State.CONNECTING;
     TimeoutSettings timeouts = owner.timeouts();
     SocketOptions options = owner.upstreamOptions().withConnectTimeout(timeouts.connect());
-    loop.connect(target.address(), options, upstream)
-        .whenComplete(
-            (connection, error) -> {
-              if (error != null) {
-                onConnectFailed(error);
-              }
-            });
+    Upstream attempt = target;
+    TlsClient tls = attempt.tls();
+    java.util.concurrent.CompletableFuture<?> connected =
+        tls == null
+            ? loop.connect(attempt.address(), options, upstream)
+            : tls.connect(loop, attempt.address(), attempt.tlsServerName(), options, upstream);
+    connected.whenComplete(
+        (connection, error) -> {
+          if (error != null) {
+            onConnectFailed(attempt, error);
+          }
+        });
   }
 
-  private void onConnectFailed(Throwable error) {
+  private CloseCause lastFailure;
+  private String lastFailureDetail;
+
+  private void onConnectFailed(Upstream attempt, Throwable error) {
     CloseCause failure = connectFailure(error);
-    target.connectFailed(failure);
-    if (state == State.CONNECTING) {
-      close(failure, "to " + target.name() + ": " + error.getMessage(), true);
-    } else {
+    String detail = "to " + attempt.name() + ": " + error.getMessage();
+    attempt.connectFailed(failure, error.getMessage());
+    if (state != State.CONNECTING) {
       finishIfDone();
+      return;
     }
+    lastFailure = failure;
+    lastFailureDetail = detail;
+    if (tried.isEmpty()) {
+      tried = new ArrayList<>(2);
+    }
+    tried.add(attempt);
+    boolean inTime = System.nanoTime() - firstConnectNanos < attempt.triesWithinNanos();
+    if (tried.size() < attempt.maxTries() && inTime && client.connection.isOpen()) {
+      connect(); // nothing was sent to the client yet: try another upstream
+      return;
+    }
+    close(failure, detail + (tried.size() > 1 ? " (after " + tried.size() + " tries)" : ""), true);
   }
 
   private static CloseCause connectFailure(Throwable error) {
     for (Throwable t = error; t != null; t = t.getCause()) {
+      if (t instanceof TlsHandshakeException) {
+        return CloseCause.UPSTREAM_TLS_FAILED;
+      }
       if (t instanceof SocketTimeoutException) {
         return CloseCause.CONNECT_TIMEOUT;
       }
@@ -257,12 +342,13 @@ public final class Pair {
   private void onUpstreamActive(Connection c) {
     target.connected();
     if (state != State.CONNECTING) {
-      target.released();
+      target.released(CloseCause.CLIENT_EOF);
       c.close(); // the client went away while we connected
       return;
     }
     upstreamActive = true;
     c.setMaxReadBytes(owner.reads().upstream());
+    connectedNanos = System.nanoTime();
     state = State.FORWARDING;
     owner.onForwarding(this);
     client.startForwarding();
@@ -305,9 +391,12 @@ public final class Pair {
 
   void onClientHandshakeFailed(CloseReason reason) {
     refused(
-        reason instanceof TlsFailure f && f.kind() == TlsFailure.Kind.HANDSHAKE_TIMEOUT
-            ? CloseCause.TLS_HANDSHAKE_TIMEOUT
-            : CloseCause.TLS_HANDSHAKE_FAILED,
+        switch (reason) {
+          case TlsFailure f when f.kind() == TlsFailure.Kind.HANDSHAKE_TIMEOUT ->
+              CloseCause.TLS_HANDSHAKE_TIMEOUT;
+          case CloseReason.Shutdown s -> CloseCause.SHUTDOWN;
+          default -> CloseCause.TLS_HANDSHAKE_FAILED;
+        },
         detail(reason));
   }
 
@@ -325,6 +414,11 @@ public final class Pair {
     }
     client.closed = true;
     finishIfDone();
+  }
+
+  /** Runs {@code release} when the pair ends (a count against the client's address, say). */
+  public void releaseOnEnd(Runnable release) {
+    this.onEnd = release;
   }
 
   /** Records the client's address before its leg is active (for the access log of a refusal). */
@@ -382,7 +476,10 @@ public final class Pair {
     client.releaseAll();
     upstream.releaseAll();
     if (target != null && upstreamActive) {
-      target.released();
+      target.released(cause);
+    }
+    if (onEnd != null) {
+      onEnd.run();
     }
     owner.onClosed(this);
   }

@@ -15,7 +15,7 @@ public final class PairRegistry implements AutoCloseable {
   private static final LoopLocal<PairRegistry> SLOT = new LoopLocal<>(loop -> new PairRegistry());
 
   private Pair head;
-  private int size;
+  private volatile int size;
 
   private PairRegistry() {}
 
@@ -50,7 +50,7 @@ public final class PairRegistry implements AutoCloseable {
     size--;
   }
 
-  /** Open pairs on this loop. */
+  /** Open pairs on this loop (any thread may read it, for a gauge). */
   public int size() {
     return size;
   }

@@ -48,6 +48,9 @@ public final class ClientHello {
    */
   public static Result parse(ByteBuffer prefix, int maxBytes) {
     ByteBuffer in = prefix.duplicate();
+    if (in.hasRemaining() && (in.get(in.position()) & 0xff) != HANDSHAKE) {
+      return firstByteIsNotTls(in.get(in.position()) & 0xff); // decided by the first byte
+    }
     ByteBuffer message = null;
     int needed = -1;
     while (true) {
@@ -61,13 +64,8 @@ public final class ClientHello {
       int major = in.get(at + 1) & 0xff;
       int length = in.getShort(at + 3) & 0xffff;
       if (type != HANDSHAKE) {
-        if (at == prefix.position() && (type & 0x80) != 0) {
-          return new Invalid("an SSLv2-style hello, which carries no server name");
-        }
         return new Invalid(
-            "not a TLS handshake record (content type "
-                + type
-                + (at == prefix.position() ? ")" : ", after the first record)"));
+            "not a TLS handshake record (content type " + type + ", after the first record)");
       }
       if (major != 3) {
         return new Invalid(
@@ -79,11 +77,30 @@ public final class ClientHello {
       if (at - prefix.position() + RECORD_HEADER + length > maxBytes) {
         return tooLarge(maxBytes);
       }
+      if (needed < 0 && message == null) {
+        // The handshake header is in the first record: check it before waiting for the rest.
+        int available = Math.min(length, in.remaining() - RECORD_HEADER);
+        if (available >= 1 && (in.get(at + RECORD_HEADER) & 0xff) != CLIENT_HELLO) {
+          return new Invalid(
+              "the first handshake message is type "
+                  + (in.get(at + RECORD_HEADER) & 0xff)
+                  + ", not a ClientHello");
+        }
+        if (available >= 4 && 4 + handshakeLength(in, at + RECORD_HEADER) > maxBytes) {
+          return tooLarge(maxBytes);
+        }
+      }
       if (in.remaining() < RECORD_HEADER + length) {
         return NEED_MORE;
       }
       ByteBuffer fragment = in.slice(at + RECORD_HEADER, length);
       in.position(at + RECORD_HEADER + length);
+      if (message == null && length >= 4) {
+        int whole = 4 + handshakeLength(fragment, 0);
+        if (whole <= length) {
+          return body(fragment.slice(4, whole - 4)); // all in one record: read it in place
+        }
+      }
       if (message == null) {
         message = ByteBuffer.allocate(Math.min(maxBytes, 4 + MAX_RECORD * 4));
       }
@@ -100,11 +117,7 @@ public final class ClientHello {
           return new Invalid(
               "the first handshake message is type " + handshakeType + ", not a ClientHello");
         }
-        needed =
-            4
-                + ((message.get(1) & 0xff) << 16
-                    | (message.get(2) & 0xff) << 8
-                    | (message.get(3) & 0xff));
+        needed = 4 + handshakeLength(message, 0);
         if (needed > maxBytes) {
           return tooLarge(maxBytes);
         }
@@ -113,6 +126,20 @@ public final class ClientHello {
         return body(message.flip().slice(4, needed - 4));
       }
     }
+  }
+
+  private static int handshakeLength(ByteBuffer b, int at) {
+    return (b.get(at + 1) & 0xff) << 16 | (b.get(at + 2) & 0xff) << 8 | (b.get(at + 3) & 0xff);
+  }
+
+  private static Invalid firstByteIsNotTls(int first) {
+    if ((first & 0x80) != 0) {
+      return new Invalid("an SSLv2-style hello, which carries no server name");
+    }
+    return new Invalid(
+        "not a TLS handshake record (content type "
+            + first
+            + (first >= 'A' && first <= 'Z' ? ", '" + (char) first + "': plaintext?)" : ")"));
   }
 
   private static ByteBuffer grow(ByteBuffer message, int more, int maxBytes) {

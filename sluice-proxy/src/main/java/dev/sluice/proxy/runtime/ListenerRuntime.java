@@ -9,6 +9,7 @@ import dev.sluice.net.Listener;
 import dev.sluice.net.SocketOptions;
 import dev.sluice.proxy.cluster.Cluster;
 import dev.sluice.proxy.config.Endpoint;
+import dev.sluice.proxy.config.Limits;
 import dev.sluice.proxy.config.ListenerConfig;
 import dev.sluice.proxy.config.ListenerTls;
 import dev.sluice.proxy.config.ReadSizes;
@@ -17,6 +18,8 @@ import dev.sluice.proxy.config.TimeoutSettings;
 import dev.sluice.proxy.forward.CloseCause;
 import dev.sluice.proxy.forward.InFlightBudget;
 import dev.sluice.proxy.forward.Pair;
+import dev.sluice.proxy.forward.UpstreamChoice;
+import dev.sluice.proxy.limit.Admission;
 import dev.sluice.proxy.metrics.ListenerStats;
 import dev.sluice.proxy.route.ClientHelloDetector;
 import dev.sluice.tls.TlsServer;
@@ -42,7 +45,8 @@ public final class ListenerRuntime implements Pair.Owner {
       ListenerConfig config,
       TlsServer tls,
       Map<String, Cluster> clusters,
-      SocketOptions upstream) {}
+      SocketOptions upstream,
+      Admission admission) {}
 
   private final String name;
   private final ListenerStats stats;
@@ -134,6 +138,10 @@ public final class ListenerRuntime implements Pair.Owner {
     }
   }
 
+  Settings settings() {
+    return settings;
+  }
+
   void update(Settings next) {
     settings = next;
   }
@@ -146,22 +154,64 @@ public final class ListenerRuntime implements Pair.Owner {
     Pair pair = new Pair(this);
     int max = now.config().maxConnections();
     if (max > 0 && stats.openCount() > max) {
-      pair.refused(CloseCause.LIMIT_REACHED, "maxConnections " + max + " reached");
-      return new Refusal(
-          pair,
-          new CloseReason.Rejected(
-              CloseCause.LIMIT_REACHED.label(),
-              "listener " + name + " has " + max + " connections"));
+      return refuse(
+          pair, CloseCause.LIMIT_REACHED, "listener " + name + " has " + max + " connections");
     }
-    return switch (now.config().tls()) {
-      case null -> pair.client();
-      case ListenerTls.Terminate t -> now.tls().newPortHandler(pair.client());
-      case ListenerTls.Passthrough p ->
-          new DetectingHandler(
-              new ClientHelloDetector(pair, p.maxClientHelloBytes()),
-              p.maxClientHelloBytes(),
-              now.config().timeouts().handshake());
-    };
+    CloseCause byRate = now.admission().byRate();
+    if (byRate != null) {
+      return refuse(
+          pair,
+          byRate,
+          "listener "
+              + name
+              + " takes "
+              + now.config().limits().connectionsPerSecond()
+              + " new connections a second");
+    }
+    ConnectionHandler first =
+        switch (now.config().tls()) {
+          case null -> pair.client();
+          case ListenerTls.Terminate t -> now.tls().newPortHandler(pair.client());
+          case ListenerTls.Passthrough p ->
+              new DetectingHandler(
+                  new ClientHelloDetector(pair, p.maxClientHelloBytes()),
+                  p.maxClientHelloBytes(),
+                  now.config().timeouts().handshake());
+        };
+    Limits limits = now.config().limits();
+    boolean byAddress =
+        !limits.allow().isEmpty() || !limits.deny().isEmpty() || limits.perSourceAddress() > 0;
+    return byAddress ? new AddressCheck(pair, now.admission(), first) : first;
+  }
+
+  private static ConnectionHandler refuse(Pair pair, CloseCause cause, String detail) {
+    pair.refused(cause, detail);
+    return new Refusal(pair, new CloseReason.Rejected(cause.label(), detail));
+  }
+
+  /**
+   * Judges the client's address (networks, connections per address) before anything else runs for
+   * it, not even a TLS handshake.
+   */
+  private record AddressCheck(Pair pair, Admission admission, ConnectionHandler next)
+      implements ConnectionHandler {
+    @Override
+    public void onActive(Connection connection) {
+      pair.clientAddress(connection.remoteAddress());
+      CloseCause refused = admission.byAddress(connection.remoteAddress());
+      if (refused != null) {
+        String detail = connection.remoteAddress() + " " + refused.label();
+        pair.refused(refused, detail);
+        connection.close(new CloseReason.Rejected(refused.label(), detail));
+        return;
+      }
+      java.net.SocketAddress remote = connection.remoteAddress();
+      pair.releaseOnEnd(() -> admission.release(remote));
+      connection.switchHandler(next);
+    }
+
+    @Override
+    public void onRead(Connection connection, dev.sluice.memory.BorrowedBytes bytes) {}
   }
 
   /** Closes a connection refused at accept, once it is active. */
@@ -194,7 +244,7 @@ public final class ListenerRuntime implements Pair.Owner {
   }
 
   @Override
-  public Pair.Upstream choose(Pair pair) {
+  public UpstreamChoice choose(Pair pair, java.util.List<Pair.Upstream> tried) {
     Settings now = settings;
     String cluster =
         switch (now.config().route()) {
@@ -202,15 +252,34 @@ public final class ListenerRuntime implements Pair.Owner {
           case Route.BySni sni -> sni.clusterFor(pair.serverName());
         };
     if (cluster == null) {
-      return null;
+      return new UpstreamChoice.NoRoute(
+          pair.serverName() == null
+              ? "no route for a client without a server name"
+              : "no route for server name " + pair.serverName());
     }
     Cluster target = now.clusters().get(cluster);
-    return target == null ? null : target.next();
+    if (target == null) {
+      return new UpstreamChoice.NoRoute("cluster " + cluster + " is gone");
+    }
+    return switch (target.choose(pair, tried)) {
+      case Cluster.Chosen chosen -> new UpstreamChoice.To(chosen.upstream());
+      case Cluster.NoneAvailable none -> new UpstreamChoice.NoneHealthy(none.why());
+    };
+  }
+
+  @Override
+  public boolean requireSni() {
+    return settings.config().limits().requireSni();
   }
 
   @Override
   public SocketOptions upstreamOptions() {
     return settings.upstream();
+  }
+
+  @Override
+  public void onForwarding(Pair pair) {
+    observer.onPairForwarding(this, pair);
   }
 
   @Override

@@ -5,6 +5,7 @@ import dev.sluice.net.EventLoopGroup;
 import dev.sluice.net.SocketOptions;
 import dev.sluice.net.TransportConfig;
 import dev.sluice.proxy.cluster.Cluster;
+import dev.sluice.proxy.cluster.Resolver;
 import dev.sluice.proxy.config.ClusterConfig;
 import dev.sluice.proxy.config.ConfigException;
 import dev.sluice.proxy.config.ListenerConfig;
@@ -15,6 +16,9 @@ import dev.sluice.proxy.config.Units;
 import dev.sluice.proxy.forward.CloseCause;
 import dev.sluice.proxy.forward.InFlightBudget;
 import dev.sluice.proxy.forward.PairRegistry;
+import dev.sluice.proxy.health.HealthChecker;
+import dev.sluice.proxy.limit.Admission;
+import dev.sluice.tls.TlsClient;
 import dev.sluice.tls.TlsServer;
 import java.io.IOException;
 import java.time.Duration;
@@ -38,13 +42,32 @@ public final class ProxyRuntime implements AutoCloseable {
   private final PairObserver observer;
   private final int slabSize;
   private final Map<String, ListenerRuntime> listeners = new LinkedHashMap<>();
+  private final Resolver resolver;
+  private final Map<Cluster, ClusterJobs> jobs = new java.util.HashMap<>();
+  private final java.util.concurrent.ScheduledExecutorService dns =
+      java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+          Thread.ofPlatform().name("sluice-dns").daemon(true).factory());
   private volatile ProxyConfig config;
   private volatile Map<String, Cluster> clusters;
   private boolean stopped;
 
-  private ProxyRuntime(ProxyConfig config, PairObserver observer, int eventLoops) {
+  /** What runs for a cluster besides its pairs: its health checks and DNS refreshes. */
+  private record ClusterJobs(HealthChecker checker, java.util.concurrent.Future<?> refresh) {
+    void stop() {
+      if (checker != null) {
+        checker.close();
+      }
+      if (refresh != null) {
+        refresh.cancel(false);
+      }
+    }
+  }
+
+  private ProxyRuntime(ProxyConfig config, PairObserver observer, int eventLoops, Resolver resolver)
+      throws ConfigException {
     this.config = config;
     this.observer = observer;
+    this.resolver = resolver;
     this.slabSize = slabSizeFor(config);
     this.group =
         new EventLoopGroup(
@@ -52,7 +75,7 @@ public final class ProxyRuntime implements AutoCloseable {
                 .withEventLoops(eventLoops)
                 .withSlab(slabSize, Math.min(TransportConfig.DEFAULT_COPY_THRESHOLD, slabSize)));
     this.budget = new InFlightBudget(config.maxBytesInFlight());
-    this.clusters = clustersOf(config, Map.of());
+    this.clusters = clustersOf(config, Map.of(), resolver);
   }
 
   /**
@@ -67,12 +90,20 @@ public final class ProxyRuntime implements AutoCloseable {
   /** Like {@link #start(ProxyConfig, PairObserver)} with a given number of event loops. */
   public static ProxyRuntime start(ProxyConfig config, PairObserver observer, int eventLoops)
       throws ConfigException, IOException {
-    ProxyRuntime proxy = new ProxyRuntime(config, observer, eventLoops);
+    return start(config, observer, eventLoops, Resolver.SYSTEM);
+  }
+
+  /** Like {@link #start(ProxyConfig, PairObserver, int)} with a given DNS resolver. */
+  public static ProxyRuntime start(
+      ProxyConfig config, PairObserver observer, int eventLoops, Resolver resolver)
+      throws ConfigException, IOException {
+    ProxyRuntime proxy = new ProxyRuntime(config, observer, eventLoops, resolver);
     try {
+      proxy.startJobs(proxy.clusters, Map.of());
       for (ListenerConfig l : config.listeners()) {
         ListenerRuntime listener =
             new ListenerRuntime(
-                settingsFor(l, proxy.clusters, config.source()), proxy.budget, observer);
+                settingsFor(l, proxy.clusters, config.source(), null), proxy.budget, observer);
         listener.bind(proxy.group);
         proxy.listeners.put(l.name(), listener);
       }
@@ -147,10 +178,13 @@ public final class ProxyRuntime implements AutoCloseable {
     if (!problems.isEmpty()) {
       throw new ConfigException(problems);
     }
-    Map<String, Cluster> nextClusters = clustersOf(next, clusters);
+    Map<String, Cluster> nextClusters = clustersOf(next, clusters, resolver);
     Map<String, ListenerRuntime.Settings> settings = new LinkedHashMap<>();
     for (ListenerConfig l : next.listeners()) {
-      settings.put(l.name(), settingsFor(l, nextClusters, next.source()));
+      ListenerRuntime running = listeners.get(l.name());
+      settings.put(
+          l.name(),
+          settingsFor(l, nextClusters, next.source(), running == null ? null : running.settings()));
     }
     // Bind what is new before touching anything, so that a failure changes nothing.
     Map<String, ListenerRuntime> fresh = new LinkedHashMap<>();
@@ -185,6 +219,7 @@ public final class ProxyRuntime implements AutoCloseable {
     }
     listeners.clear();
     listeners.putAll(kept);
+    startJobs(nextClusters, clusters);
     clusters = nextClusters;
     config = next;
     budget.setMax(next.maxBytesInFlight());
@@ -213,6 +248,11 @@ public final class ProxyRuntime implements AutoCloseable {
       all = List.copyOf(listeners.values());
     }
     all.forEach(ListenerRuntime::unbind);
+    synchronized (this) {
+      jobs.values().forEach(ClusterJobs::stop);
+      jobs.clear();
+    }
+    dns.shutdownNow();
     long deadline = System.nanoTime() + drain.toNanos();
     while (openPairs(all) > 0 && System.nanoTime() < deadline) {
       sleep(20);
@@ -262,22 +302,82 @@ public final class ProxyRuntime implements AutoCloseable {
   // ---- building ----
 
   private static ListenerRuntime.Settings settingsFor(
-      ListenerConfig l, Map<String, Cluster> clusterMap, String source) throws ConfigException {
+      ListenerConfig l,
+      Map<String, Cluster> clusterMap,
+      String source,
+      ListenerRuntime.Settings running)
+      throws ConfigException {
     TlsServer tls =
         l.tls() instanceof ListenerTls.Terminate terminate
             ? TlsSetup.server(terminate, l.timeouts().handshake(), source, l.name())
             : null;
-    return new ListenerRuntime.Settings(l, tls, clusterMap, SocketOptions.defaults());
+    // Unchanged limits keep their state (the rate's tokens, the counts per address).
+    Admission admission =
+        running != null && running.admission().limits().equals(l.limits())
+            ? running.admission()
+            : new Admission(l.limits());
+    return new ListenerRuntime.Settings(l, tls, clusterMap, SocketOptions.defaults(), admission);
   }
 
-  /** Clusters of {@code next}, reusing the running ones whose upstreams did not change. */
-  private static Map<String, Cluster> clustersOf(ProxyConfig next, Map<String, Cluster> running) {
+  /** Clusters of {@code next}, reusing the running ones whose configuration did not change. */
+  private static Map<String, Cluster> clustersOf(
+      ProxyConfig next, Map<String, Cluster> running, Resolver resolver) throws ConfigException {
     Map<String, Cluster> map = new LinkedHashMap<>();
     for (ClusterConfig c : next.clusters()) {
       Cluster current = running.get(c.name());
-      map.put(c.name(), current != null && current.config().equals(c) ? current : new Cluster(c));
+      if (current != null && current.config().equals(c)) {
+        map.put(c.name(), current);
+      } else {
+        TlsClient tls =
+            c.tls() == null
+                ? null
+                : TlsSetup.client(c.tls(), Duration.ofSeconds(10), next.source(), c.name());
+        map.put(c.name(), new Cluster(c, resolver, tls));
+      }
     }
     return Map.copyOf(map);
+  }
+
+  /** Starts the checks and refreshes of the clusters that are new, stops those of the gone ones. */
+  private synchronized void startJobs(Map<String, Cluster> next, Map<String, Cluster> previous) {
+    for (Cluster gone : previous.values()) {
+      if (!next.containsValue(gone)) {
+        ClusterJobs j = jobs.remove(gone);
+        if (j != null) {
+          j.stop();
+        }
+      }
+    }
+    for (Cluster cluster : next.values()) {
+      if (jobs.containsKey(cluster)) {
+        continue;
+      }
+      HealthChecker checker = null;
+      if (cluster.config().healthCheck() != null) {
+        checker = new HealthChecker(cluster, group);
+        checker.start();
+      }
+      java.util.concurrent.Future<?> refresh = null;
+      long every = cluster.config().resolveInterval().toNanos();
+      if (every > 0 && cluster.hasHostNames()) {
+        HealthChecker checks = checker;
+        refresh =
+            dns.scheduleWithFixedDelay(
+                () -> {
+                  try {
+                    if (cluster.refresh() && checks != null) {
+                      checks.start(); // check the new upstreams too
+                    }
+                  } catch (RuntimeException e) {
+                    LOG.warn("resolving cluster {} failed", cluster.name(), e);
+                  }
+                },
+                every,
+                every,
+                TimeUnit.NANOSECONDS);
+      }
+      jobs.put(cluster, new ClusterJobs(checker, refresh));
+    }
   }
 
   private static int slabSizeFor(ProxyConfig config) {

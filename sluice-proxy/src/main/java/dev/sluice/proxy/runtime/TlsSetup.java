@@ -1,11 +1,14 @@
 package dev.sluice.proxy.runtime;
 
+import dev.sluice.proxy.config.ClusterConfig;
 import dev.sluice.proxy.config.ConfigException;
 import dev.sluice.proxy.config.ConfigReader;
 import dev.sluice.proxy.config.ListenerTls;
 import dev.sluice.proxy.config.Problem;
 import dev.sluice.tls.ClientAuth;
 import dev.sluice.tls.KeyMaterial;
+import dev.sluice.tls.TlsClient;
+import dev.sluice.tls.TlsClientConfig;
 import dev.sluice.tls.TlsServer;
 import dev.sluice.tls.TlsServerConfig;
 import dev.sluice.tls.TrustMaterial;
@@ -55,6 +58,25 @@ final class TlsSetup {
       return TlsServer.create(config);
     } catch (GeneralSecurityException | IllegalArgumentException e) {
       throw new ConfigException(List.of(new Problem(source, 0, path, e.getMessage())));
+    }
+  }
+
+  /** The client a cluster re-encrypts to its upstreams with; verification is always on. */
+  static TlsClient client(
+      ClusterConfig.UpstreamTls tls, Duration handshakeTimeout, String source, String cluster)
+      throws ConfigException {
+    try {
+      TlsClientConfig config =
+          TlsClientConfig.trusting(tls.ca() == null ? null : TrustMaterial.fromPem(tls.ca()))
+              .withApplicationProtocols(tls.alpn().toArray(String[]::new))
+              .withHandshakeTimeout(handshakeTimeout);
+      if (tls.certificate() != null) {
+        config = config.withClientKey(tls.certificate().load());
+      }
+      return TlsClient.create(config);
+    } catch (GeneralSecurityException | IllegalArgumentException e) {
+      throw new ConfigException(
+          List.of(new Problem(source, 0, "clusters." + cluster + ".tls", e.getMessage())));
     }
   }
 }

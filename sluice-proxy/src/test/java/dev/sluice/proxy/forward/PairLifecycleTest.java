@@ -319,4 +319,24 @@ class PairLifecycleTest {
       }
     }
   }
+
+  @Test
+  void anUpstreamThatAcceptsButNeverAnswersIsAnIdleTimeoutNotAConnectTimeout() throws Exception {
+    try (ScriptedUpstream upstream = ScriptedUpstream.start();
+        ProxyFixture proxy =
+            ProxyFixture.start(
+                yaml(upstream.address(), "timeouts: {connect: 200ms, idle: 500ms}"), dir);
+        Socket client = connect(proxy)) {
+      client.getOutputStream().write(ascii("anyone there?"));
+      Socket silent = upstream.next(); // accepted, and then nothing
+      try {
+        assertThat(client.getInputStream().read()).isEqualTo(-1);
+        Pair pair = proxy.awaitClosed(1).getFirst();
+        assertThat(pair.cause()).isEqualTo(CloseCause.IDLE_TIMEOUT);
+        assertThat(pair.target().name()).isEqualTo(upstream.address());
+      } finally {
+        silent.close();
+      }
+    }
+  }
 }

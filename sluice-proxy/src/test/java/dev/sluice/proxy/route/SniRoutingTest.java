@@ -1,0 +1,294 @@
+package dev.sluice.proxy.route;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.memory.BorrowedBytes;
+import dev.sluice.net.Connection;
+import dev.sluice.net.ConnectionHandler;
+import dev.sluice.net.EventLoopGroup;
+import dev.sluice.net.Listener;
+import dev.sluice.net.SocketOptions;
+import dev.sluice.net.TransportConfig;
+import dev.sluice.proxy.forward.CloseCause;
+import dev.sluice.proxy.forward.Pair;
+import dev.sluice.proxy.testing.EchoClient;
+import dev.sluice.proxy.testing.EchoClient.Security;
+import dev.sluice.proxy.testing.EchoServer;
+import dev.sluice.proxy.testing.ProxyFixture;
+import dev.sluice.testing.Await;
+import dev.sluice.testing.TestPki;
+import dev.sluice.tls.TlsConnection;
+import dev.sluice.tls.TlsServer;
+import dev.sluice.tls.TlsServerConfig;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Routing by server name: after terminating TLS, and on a passthrough listener from a ClientHello
+ * that arrives split into many TCP segments and TLS records, forwarded untouched to a TLS upstream
+ * that completes the handshake with the client itself.
+ */
+class SniRoutingTest {
+  @TempDir Path dir;
+
+  private final TestPki pki = TestPki.get();
+
+  @Test
+  void aTerminatingListenerRoutesByServerNameAndRefusesAnUnknownOne() throws Exception {
+    try (EchoServer a = EchoServer.start(new InetSocketAddress("127.0.0.1", 0));
+        EchoServer b = EchoServer.start(new InetSocketAddress("127.0.0.1", 0));
+        ProxyFixture proxy =
+            ProxyFixture.start(
+                """
+                listeners:
+                  - name: front
+                    address: 127.0.0.1:0
+                    sni:
+                      - {match: localhost, cluster: a}
+                      - {match: "*.localhost", cluster: b}
+                    tls: {certificates: [{cert: "%s", key: "%s"}]}
+                clusters:
+                  - {name: a, upstreams: [{address: "127.0.0.1:%d"}]}
+                  - {name: b, upstreams: [{address: "127.0.0.1:%d"}]}
+                """
+                    .formatted(pki.serverCert, pki.serverKey, port(a), port(b)),
+                dir)) {
+      assertThat(EchoClient.echo(proxy.address("front"), Security.TLS, "localhost", 1000, 1).ok())
+          .isTrue();
+      assertThat(a.accepted()).isEqualTo(1);
+      assertThat(b.accepted()).isZero();
+      Pair first = proxy.awaitClosed(1).getFirst();
+      assertThat(first.serverName()).isEqualTo("localhost");
+      assertThat(first.target().name()).isEqualTo("127.0.0.1:" + port(a));
+
+      // A name no rule matches and no default: the handshake completes, then no route.
+      try (EchoClient.Streams s =
+          EchoClient.open(proxy.address("front"), Security.TLS, "other.example", false)) {
+        assertThat(s.in.read()).isEqualTo(-1);
+      }
+      Pair refused = proxy.awaitClosed(2).get(1);
+      assertThat(refused.cause()).isEqualTo(CloseCause.NO_ROUTE);
+      assertThat(refused.causeDetail()).contains("other.example");
+      assertThat(a.accepted() + b.accepted()).as("no upstream for an unrouted client").isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aPassthroughListenerRoutesASplitClientHelloAndForwardsItUntouched() throws Exception {
+    try (TlsEchoUpstream upstream = new TlsEchoUpstream();
+        ProxyFixture proxy =
+            ProxyFixture.start(
+                """
+                listeners:
+                  - name: front
+                    address: 127.0.0.1:0
+                    sni: [{match: localhost, cluster: tls}]
+                    tls: {passthrough: true}
+                clusters:
+                  - {name: tls, upstreams: [{address: "127.0.0.1:%d"}]}
+                """
+                    .formatted(upstream.port()),
+                dir);
+        Slicer slicer = new Slicer((InetSocketAddress) proxy.address("front"))) {
+      // The client's TLS goes through a relay that re-frames its first record into three and
+      // sends it a byte at a time: the proxy must reassemble it to read the name.
+      EchoClient.Result result =
+          EchoClient.echo(slicer.address(), Security.TLS, "localhost", 2 << 20, 7);
+      assertThat(result.failure()).isNull();
+      assertThat(result.ok()).isTrue();
+      assertThat(Await.result(upstream.sawServerName, "the upstream's SNI")).isEqualTo("localhost");
+      Pair pair = proxy.awaitClosed(1).getFirst();
+      assertThat(pair.serverName()).isEqualTo("localhost");
+      assertThat(pair.cause()).isIn(CloseCause.CLIENT_EOF, CloseCause.UPSTREAM_EOF);
+      assertThat(slicer.pieces).as("the ClientHello went in pieces").isGreaterThan(100);
+    }
+  }
+
+  @Test
+  void aPassthroughListenerRefusesWhatIsNotAClientHello() throws Exception {
+    try (ProxyFixture proxy =
+            ProxyFixture.start(
+                """
+                listeners:
+                  - name: front
+                    address: 127.0.0.1:0
+                    sni: [{default: x}]
+                    tls: {passthrough: true}
+                clusters:
+                  - {name: x, upstreams: [{address: "127.0.0.1:9"}]}
+                """,
+                dir);
+        Socket client = connect(proxy)) {
+      client.getOutputStream().write("GET / HTTP/1.1\r\n\r\n".getBytes());
+      assertThat(client.getInputStream().read()).isEqualTo(-1);
+      Pair pair = proxy.awaitClosed(1).getFirst();
+      assertThat(pair.cause()).isEqualTo(CloseCause.CLIENT_HELLO_INVALID);
+      assertThat(pair.causeDetail()).contains("not a TLS handshake record");
+    }
+  }
+
+  @Test
+  void aClientWhoseHandshakeFailsIsCountedWithThatCause() throws Exception {
+    try (ProxyFixture proxy =
+            ProxyFixture.start(
+                """
+                listeners:
+                  - name: front
+                    address: 127.0.0.1:0
+                    cluster: x
+                    tls: {certificates: [{cert: "%s", key: "%s"}]}
+                clusters:
+                  - {name: x, upstreams: [{address: "127.0.0.1:9"}]}
+                """
+                    .formatted(pki.serverCert, pki.serverKey),
+                dir);
+        Socket client = connect(proxy)) {
+      byte[] garbage = new byte[64];
+      garbage[0] = 0x16;
+      garbage[1] = 3;
+      garbage[2] = 1;
+      garbage[4] = 59;
+      client.getOutputStream().write(garbage);
+      while (client.getInputStream().read() >= 0) {
+        // an alert, then the close
+      }
+      Pair pair = proxy.awaitClosed(1).getFirst();
+      assertThat(pair.cause()).isEqualTo(CloseCause.TLS_HANDSHAKE_FAILED);
+      assertThat(proxy.listener("front").stats().closedCount(CloseCause.TLS_HANDSHAKE_FAILED))
+          .isEqualTo(1);
+    } catch (java.net.SocketException reset) {
+      // the proxy may reset after its alert; the count is what matters
+    }
+  }
+
+  private static Socket connect(ProxyFixture proxy) throws IOException {
+    InetSocketAddress address = (InetSocketAddress) proxy.address("front");
+    Socket socket = new Socket(address.getAddress(), address.getPort());
+    socket.setSoTimeout((int) Await.PATIENCE.toMillis());
+    return socket;
+  }
+
+  private static int port(EchoServer echo) {
+    return ((InetSocketAddress) echo.address()).getPort();
+  }
+
+  /** A TLS echo server (the core's TLS) that remembers the server name its client asked for. */
+  private final class TlsEchoUpstream implements AutoCloseable {
+    final CompletableFuture<String> sawServerName = new CompletableFuture<>();
+    private final EventLoopGroup group =
+        new EventLoopGroup(TransportConfig.defaults().withEventLoops(1));
+    private final Listener listener;
+
+    TlsEchoUpstream() throws Exception {
+      listener =
+          TlsServer.create(TlsServerConfig.of(pki.serverKeyMaterial()))
+              .listen(
+                  group,
+                  new InetSocketAddress("127.0.0.1", 0),
+                  SocketOptions.defaults(),
+                  () ->
+                      new ConnectionHandler() {
+                        @Override
+                        public void onActive(Connection c) {
+                          var session =
+                              (javax.net.ssl.ExtendedSSLSession) ((TlsConnection) c).session();
+                          sawServerName.complete(
+                              session.getRequestedServerNames().isEmpty()
+                                  ? null
+                                  : ((javax.net.ssl.SNIHostName)
+                                          session.getRequestedServerNames().getFirst())
+                                      .getAsciiName());
+                        }
+
+                        @Override
+                        public void onRead(Connection c, BorrowedBytes bytes) {
+                          c.writeTransient(bytes.buffer(), null);
+                        }
+                      });
+    }
+
+    int port() {
+      return ((InetSocketAddress) listener.localAddress()).getPort();
+    }
+
+    @Override
+    public void close() {
+      listener.close();
+      group.close();
+    }
+  }
+
+  /**
+   * A relay in front of the proxy: it re-frames the client's first TLS record into three records
+   * and sends that a byte at a time, then relays everything else as it comes.
+   */
+  private static final class Slicer implements AutoCloseable {
+    private final ServerSocket server;
+    volatile int pieces;
+
+    Slicer(InetSocketAddress proxy) throws IOException {
+      server = new ServerSocket(0, 8, InetAddress.getLoopbackAddress());
+      Thread.ofVirtual()
+          .start(
+              () -> {
+                try (Socket client = server.accept();
+                    Socket upstream = new Socket(proxy.getAddress(), proxy.getPort())) {
+                  upstream.setTcpNoDelay(true);
+                  InputStream fromClient = client.getInputStream();
+                  OutputStream toProxy = upstream.getOutputStream();
+                  Thread back =
+                      Thread.ofVirtual()
+                          .start(
+                              () -> {
+                                try {
+                                  upstream.getInputStream().transferTo(client.getOutputStream());
+                                  client.shutdownOutput();
+                                } catch (IOException ignored) {
+                                  // the test's assertions say what went wrong
+                                }
+                              });
+                  byte[] header = fromClient.readNBytes(5);
+                  int length = ByteBuffer.wrap(header, 3, 2).getShort() & 0xffff;
+                  byte[] body = fromClient.readNBytes(length);
+                  int cut1 = length / 3;
+                  int cut2 = 2 * length / 3;
+                  ByteBuffer reframed = ByteBuffer.allocate(length + 15);
+                  for (int[] piece : new int[][] {{0, cut1}, {cut1, cut2}, {cut2, length}}) {
+                    reframed.put(header, 0, 3).putShort((short) (piece[1] - piece[0]));
+                    reframed.put(body, piece[0], piece[1] - piece[0]);
+                  }
+                  for (byte b : reframed.array()) {
+                    toProxy.write(b);
+                    toProxy.flush();
+                    pieces++;
+                    Thread.sleep(0, 200_000);
+                  }
+                  fromClient.transferTo(toProxy);
+                  upstream.shutdownOutput();
+                  back.join();
+                } catch (IOException | InterruptedException e) {
+                  // the test's assertions say what went wrong
+                }
+              });
+    }
+
+    InetSocketAddress address() {
+      return (InetSocketAddress) server.getLocalSocketAddress();
+    }
+
+    @Override
+    public void close() throws IOException {
+      server.close();
+    }
+  }
+}

@@ -1,0 +1,172 @@
+package dev.sluice.proxy.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.proxy.config.ConfigReader;
+import dev.sluice.proxy.forward.CloseCause;
+import dev.sluice.proxy.forward.Pair;
+import dev.sluice.proxy.testing.ScriptedUpstream;
+import dev.sluice.testing.Await;
+import dev.sluice.testing.PayloadPattern;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Reloading a configuration file: established pairs keep their upstream and take the new read sizes
+ * and timeouts; new connections take the new routes; a bad file changes nothing; an edit of the
+ * file is picked up by itself.
+ */
+class ReloadTest {
+  @TempDir Path dir;
+
+  private final List<Pair> closed = new CopyOnWriteArrayList<>();
+
+  private static String config(String cluster, String readSize, String idle, String... upstreams) {
+    StringBuilder clusters = new StringBuilder();
+    for (int i = 0; i < upstreams.length; i++) {
+      clusters
+          .append("  - {name: c")
+          .append(i)
+          .append(", upstreams: [{address: \"")
+          .append(upstreams[i])
+          .append("\"}]}\n");
+    }
+    return """
+        listeners:
+          - name: front
+            address: 127.0.0.1:0
+            cluster: %s
+        clusters:
+        %s
+        buffers: {readBufferSize: %s}
+        timeouts: {idle: %s}
+        """
+        .formatted(cluster, clusters.toString().stripTrailing(), readSize, idle);
+  }
+
+  private ProxyService start(Path file) throws Exception {
+    return ProxyService.start(ConfigReader.read(file), file, (l, pair) -> closed.add(pair));
+  }
+
+  private static Socket connect(ProxyService service) throws IOException {
+    InetSocketAddress address =
+        (InetSocketAddress) service.runtime().listener("front").boundAddress();
+    Socket socket = new Socket(address.getAddress(), address.getPort());
+    socket.setSoTimeout((int) Await.PATIENCE.toMillis());
+    return socket;
+  }
+
+  private static Pair onlyPair(ProxyService service) {
+    List<Pair> pairs = new ArrayList<>();
+    service.runtime().forEachPair(pairs::add);
+    assertThat(pairs).hasSize(1);
+    return pairs.getFirst();
+  }
+
+  @Test
+  void aHeldPairKeepsItsUpstreamAndTakesTheNewReadSizeAndIdleTimeout() throws Exception {
+    try (ScriptedUpstream first = ScriptedUpstream.start();
+        ScriptedUpstream second = ScriptedUpstream.start()) {
+      Path file = dir.resolve("sluice.yaml");
+      Files.writeString(file, config("c0", "64KiB", "1h", first.address(), second.address()));
+      try (ProxyService service = start(file);
+          Socket client = connect(service)) {
+        client.getOutputStream().write('a');
+        Socket server = first.next();
+        assertThat(server.getInputStream().read()).isEqualTo('a');
+        Pair pair = onlyPair(service);
+
+        Files.writeString(file, config("c1", "1KiB", "500ms", first.address(), second.address()));
+        assertThat(service.reload("test")).isTrue();
+
+        // The held pair still goes to the first upstream, now in reads of at most 1 KiB.
+        long readsBefore = pair.client().reads();
+        byte[] data = new PayloadPattern(5).bytes(0, 256 * 1024);
+        client.getOutputStream().write(data);
+        assertThat(server.getInputStream().readNBytes(data.length)).isEqualTo(data);
+        Await.until(
+            () -> pair.client().bytesRead() == 1 + data.length, () -> "the proxy to read it all");
+        assertThat(pair.client().reads() - readsBefore)
+            .as("reads of at most 1 KiB for 256 KiB")
+            .isGreaterThanOrEqualTo(256);
+
+        // A new client takes the new route.
+        try (Socket another = connect(service)) {
+          another.getOutputStream().write('b');
+          try (Socket toSecond = second.next()) {
+            assertThat(toSecond.getInputStream().read()).isEqualTo('b');
+          }
+        }
+
+        // And the held pair's idle timeout is the new one: it is cut after half a second quiet.
+        assertThat(client.getInputStream().read()).isEqualTo(-1);
+        Await.until(() -> closed.size() >= 2, () -> closed.size() + " pairs closed");
+        assertThat(closed).extracting(Pair::cause).contains(CloseCause.IDLE_TIMEOUT);
+        server.close();
+      }
+    }
+  }
+
+  @Test
+  void aBadFileIsRejectedWholeAndTheRunningConfigurationStays() throws Exception {
+    try (ScriptedUpstream upstream = ScriptedUpstream.start()) {
+      Path file = dir.resolve("sluice.yaml");
+      Files.writeString(file, config("c0", "64KiB", "1h", upstream.address()));
+      try (ProxyService service = start(file)) {
+        Files.writeString(file, config("nope", "64KiB", "1h", upstream.address()));
+        assertThat(service.reload("test")).isFalse();
+        Files.writeString(file, "listeners: [unterminated");
+        assertThat(service.reload("test")).isFalse();
+        assertThat(service.failedReloads()).isGreaterThanOrEqualTo(2);
+        assertThat(service.reloads()).isZero();
+        try (Socket client = connect(service)) {
+          client.getOutputStream().write('z');
+          try (Socket server = upstream.next()) {
+            assertThat(server.getInputStream().read()).isEqualTo('z');
+          }
+        }
+      }
+    }
+  }
+
+  @Test
+  void anEditedFileIsReloadedByItself() throws Exception {
+    try (ScriptedUpstream first = ScriptedUpstream.start();
+        ScriptedUpstream second = ScriptedUpstream.start()) {
+      Path file = dir.resolve("sluice.yaml");
+      Files.writeString(file, config("c0", "64KiB", "1h", first.address(), second.address()));
+      try (ProxyService service = start(file)) {
+        Files.writeString(file, config("c1", "64KiB", "1h", first.address(), second.address()));
+        Await.until(() -> service.reloads() == 1, () -> "the watcher to reload the edited file");
+        try (Socket client = connect(service)) {
+          client.getOutputStream().write('w');
+          try (Socket server = second.next()) {
+            assertThat(server.getInputStream().read()).isEqualTo('w');
+          }
+        }
+      }
+    }
+  }
+
+  @Test
+  void aReadSizeAboveTheRunningSlabIsRefusedWithTheReason() throws Exception {
+    try (ScriptedUpstream upstream = ScriptedUpstream.start()) {
+      Path file = dir.resolve("sluice.yaml");
+      Files.writeString(file, config("c0", "64KiB", "1h", upstream.address()));
+      try (ProxyService service = start(file)) {
+        Files.writeString(file, config("c0", "256KiB", "1h", upstream.address()));
+        assertThat(service.reload("test")).isFalse();
+        assertThat(service.runtime().config().listeners().getFirst().reads().client())
+            .isEqualTo(64 * 1024);
+      }
+    }
+  }
+}

@@ -1,0 +1,119 @@
+package dev.sluice.proxy.testing;
+
+import dev.sluice.testing.Await;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The real command, {@code sluice run --config FILE}, in a child JVM with the test's class path:
+ * for what only a process can show (signals, a second process on the same port, the exit).
+ */
+public final class ChildProxy implements AutoCloseable {
+  private final Process process;
+  private final List<String> output = new CopyOnWriteArrayList<>();
+
+  private ChildProxy(Process process) {
+    this.process = process;
+    Thread.ofVirtual()
+        .start(
+            () -> {
+              try (BufferedReader in =
+                  new BufferedReader(
+                      new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = in.readLine()) != null) {
+                  output.add(line);
+                }
+              } catch (IOException ended) {
+                // the process is gone
+              }
+            });
+  }
+
+  /** Starts {@code sluice <args>}, output and errors merged. */
+  public static ChildProxy start(String... args) throws IOException {
+    String java = ProcessHandle.current().info().command().orElse("java");
+    List<String> command = new ArrayList<>();
+    command.add(java);
+    command.add("-XX:+UseSerialGC");
+    command.add("--enable-native-access=ALL-UNNAMED");
+    command.add("-Dlogback.configurationFile=logback.xml"); // the shipped logging, not the tests'
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add("dev.sluice.proxy.cli.Main");
+    command.addAll(List.of(args));
+    return new ChildProxy(new ProcessBuilder(command).redirectErrorStream(true).start());
+  }
+
+  /** Starts {@code sluice run --config FILE} and waits until it says it is running. */
+  public static ChildProxy run(Path config) throws IOException {
+    ChildProxy child = start("run", "--config", config.toString());
+    child.awaitOutput("Sluice proxy running");
+    return child;
+  }
+
+  public long pid() {
+    return process.pid();
+  }
+
+  /** Waits until a line containing {@code text} was printed. */
+  public void awaitOutput(String text) {
+    Await.until(
+        () ->
+            output.stream().anyMatch(line -> line.contains(text))
+                || !process.isAlive() && printed(text),
+        () -> "'" + text + "' from the child; it printed:\n" + String.join("\n", output));
+    if (!printed(text)) {
+      throw new AssertionError(
+          "the child exited without printing '" + text + "':\n" + String.join("\n", output));
+    }
+  }
+
+  private boolean printed(String text) {
+    return output.stream().anyMatch(line -> line.contains(text));
+  }
+
+  /** Everything printed so far. */
+  public List<String> output() {
+    return List.copyOf(output);
+  }
+
+  /** Sends a signal (HUP, TERM...). */
+  public void signal(String name) throws IOException, InterruptedException {
+    Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).start();
+    if (kill.waitFor() != 0) {
+      throw new IOException("kill -" + name + " " + process.pid() + " failed");
+    }
+  }
+
+  /** Waits for the process to end; returns its exit code. */
+  public int awaitExit() throws InterruptedException {
+    if (!process.waitFor(Await.PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
+      throw new AssertionError("the child did not exit:\n" + String.join("\n", output));
+    }
+    return process.exitValue();
+  }
+
+  public boolean isAlive() {
+    return process.isAlive();
+  }
+
+  @Override
+  public void close() {
+    if (process.isAlive()) {
+      process.destroyForcibly();
+      try {
+        process.waitFor(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}
