@@ -34,6 +34,7 @@ final class IdleServerDriver implements ChildProgram {
           case SLUICE -> new SluiceIdleServer(tls);
           case NETTY, NETTY_OPENSSL ->
               new NettyIdleServer(tls == null ? null : NettyTls.of(impl, tls));
+          default -> throw Impl.unsupported("tlsidle", impl);
         }) {
       Map<String, Object> listening = new LinkedHashMap<>();
       listening.put("port", server.port());
