@@ -1,6 +1,8 @@
 package dev.sluice.bench.child;
 
 import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
 
 /**
  * Heap figures taken inside a measured child, and the settling that makes them comparable between
@@ -56,5 +58,20 @@ public final class JvmMemory {
   /** Heap bytes in use now (after {@link #fullGc()}: the live heap). */
   public static long heapUsed() {
     return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+  }
+
+  /**
+   * The old generation's memory pool (SerialGC's {@code Tenured Gen}): what young collections
+   * promote into, and what only a full collection empties, so its peak usage between two full
+   * collections is its high-water mark.
+   *
+   * @throws IllegalStateException when the collector has no such pool
+   */
+  public static MemoryPoolMXBean oldGeneration() {
+    return ManagementFactory.getMemoryPoolMXBeans().stream()
+        .filter(p -> p.getType() == MemoryType.HEAP)
+        .filter(p -> p.getName().contains("Tenured") || p.getName().contains("Old Gen"))
+        .findFirst()
+        .orElseThrow(() -> new IllegalStateException("no old-generation memory pool"));
   }
 }

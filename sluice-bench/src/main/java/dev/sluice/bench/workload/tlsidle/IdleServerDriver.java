@@ -1,5 +1,6 @@
 package dev.sluice.bench.workload.tlsidle;
 
+import dev.sluice.bench.child.DiagnosticCommands;
 import dev.sluice.bench.child.HeapHistogram;
 import dev.sluice.bench.child.JvmMemory;
 import dev.sluice.bench.harness.ChildControl;
@@ -15,7 +16,9 @@ import java.util.Map;
  * The measured side of tlsidle: start the echo server, report LISTENING; at each SETTLE (once after
  * the peer's warm-up, once with every connection open and idle) bring the JVM to a steady state,
  * count the live heap by class, and report it with the native memory and the open connections. The
- * second report carries the heap growth by owner ({@link HeapOwner}).
+ * second report carries the heap growth by owner ({@link HeapOwner}). With {@code --breakdown on}
+ * both reports carry the JVM's own accounts ({@link Breakdown}), and a TRIM after the second gives
+ * the C library's freed memory back.
  */
 final class IdleServerDriver implements ChildProgram {
   private final Impl impl;
@@ -42,30 +45,38 @@ final class IdleServerDriver implements ChildProgram {
       }
       control.send("LISTENING", listening);
 
+      boolean breakdown = Breakdown.requested(params);
       control.await("SETTLE");
       JvmMemory.settle();
       HeapHistogram.take(); // its own machinery stays live: set it up before the baseline
       HeapHistogram before = HeapHistogram.take();
-      control.send("SETTLED", settled(server, before, Map.of()));
+      Map<String, Object> baseline = settled(server, before);
+      Breakdown diagnostics = breakdown ? Breakdown.baseline(baseline) : null;
+      control.send("SETTLED", baseline);
 
       control.await("SETTLE");
       JvmMemory.settle();
       HeapHistogram after = HeapHistogram.take();
-      Map<String, Object> growthByOwner = new LinkedHashMap<>();
+      Map<String, Object> idle = settled(server, after);
       HeapOwner.group(before.growthTo(after))
-          .forEach((owner, bytes) -> growthByOwner.put("heapGrowth." + owner.id(), bytes));
-      control.send("SETTLED", settled(server, after, growthByOwner));
+          .forEach((owner, bytes) -> idle.put("heapGrowth." + owner.id(), bytes));
+      if (diagnostics != null) {
+        diagnostics.idle(idle);
+      }
+      control.send("SETTLED", idle);
+      if (breakdown) {
+        control.await("TRIM");
+        control.send("TRIMMED", "report", DiagnosticCommands.run("systemTrimNativeHeap").strip());
+      }
       control.await("EXIT");
     }
   }
 
-  private static Map<String, Object> settled(
-      IdleServer server, HeapHistogram heap, Map<String, Object> extra) {
+  private static Map<String, Object> settled(IdleServer server, HeapHistogram heap) {
     Map<String, Object> fields = new LinkedHashMap<>();
     fields.put("connections", server.openConnections());
     fields.put("heapBytes", heap.liveBytes());
     fields.put("nativeBytes", server.nativeBytes());
-    fields.putAll(extra);
     return fields;
   }
 }
