@@ -122,4 +122,42 @@ class DiagnosticsParsingTest {
     assertThat(layout.javaHeap().overlaps(layout.codeCache().start(), layout.codeCache().end()))
         .isFalse();
   }
+
+  @Test
+  void compilerQueueIsIdleOnlyWithNothingRunningOrQueued() {
+    String idle =
+        """
+        Current compiles:\s
+
+        C1 compile queue:
+        Empty
+
+        C2 compile queue:
+        Empty
+        """;
+    String busy =
+        """
+        Current compiles:\s
+        C2 CompilerThread0    1234   4       sun.security.ssl.SSLEngineImpl::wrap (12 bytes)
+
+        C1 compile queue:
+        Empty
+
+        C2 compile queue:
+        Empty
+        """;
+    String queued =
+        """
+        Current compiles:\s
+
+        C1 compile queue:
+         1240   3       java.util.HashMap::get (19 bytes)
+
+        C2 compile queue:
+        Empty
+        """;
+    assertThat(JvmMemory.compilersIdle(idle)).isTrue();
+    assertThat(JvmMemory.compilersIdle(busy)).isFalse();
+    assertThat(JvmMemory.compilersIdle(queued)).isFalse();
+  }
 }

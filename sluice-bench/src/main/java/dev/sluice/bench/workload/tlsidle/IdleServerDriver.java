@@ -15,12 +15,17 @@ import java.util.Map;
 /**
  * The measured side of tlsidle: start the echo server, report LISTENING; at each SETTLE (once after
  * the peer's warm-up, once with every connection open and idle) bring the JVM to a steady state,
- * count the live heap by class, and report it with the native memory and the open connections. The
- * second report carries the heap growth by owner ({@link HeapOwner}). With {@code --breakdown on}
- * both reports carry the JVM's own accounts ({@link Breakdown}), and a TRIM after the second gives
- * the C library's freed memory back.
+ * count the live heap by class, wait for the JIT compilers to go quiet, and report it with the
+ * native memory and the open connections. The second report carries the heap growth by owner
+ * ({@link HeapOwner}). With {@code --breakdown on} both reports carry the JVM's own accounts
+ * ({@link Breakdown}), and a TRIM after the second gives the C library's freed memory back.
  */
 final class IdleServerDriver implements ChildProgram {
+  /** Whether the JIT compilers were quiet when the harness read RSS (false: waited in vain). */
+  static final String COMPILERS_QUIET = "compilersQuiet";
+
+  private static final long QUIET_LIMIT_MILLIS = 10_000;
+
   private final Impl impl;
 
   IdleServerDriver(Impl impl) {
@@ -51,6 +56,7 @@ final class IdleServerDriver implements ChildProgram {
       HeapHistogram.take(); // its own machinery stays live: set it up before the baseline
       HeapHistogram before = HeapHistogram.take();
       Map<String, Object> baseline = settled(server, before);
+      baseline.put(COMPILERS_QUIET, JvmMemory.awaitQuietCompilers(QUIET_LIMIT_MILLIS));
       Breakdown diagnostics = breakdown ? Breakdown.baseline(baseline) : null;
       control.send("SETTLED", baseline);
 
@@ -60,6 +66,7 @@ final class IdleServerDriver implements ChildProgram {
       Map<String, Object> idle = settled(server, after);
       HeapOwner.group(before.growthTo(after))
           .forEach((owner, bytes) -> idle.put("heapGrowth." + owner.id(), bytes));
+      idle.put(COMPILERS_QUIET, JvmMemory.awaitQuietCompilers(QUIET_LIMIT_MILLIS));
       if (diagnostics != null) {
         diagnostics.idle(idle);
       }

@@ -86,7 +86,10 @@ public final class TlsIdleWorkload implements Workload {
     return List.of(
         new Option(CONNECTIONS, "5000", "idle connections (each is one fd in each process)"),
         new Option(EXCHANGE, "16k", "bytes each connection sends and gets echoed before idling"),
-        new Option(WARMUP, "200", "connections opened, exchanged and closed before measuring"),
+        new Option(
+            WARMUP,
+            "6000",
+            "connections opened, exchanged and closed (4 at a time) before measuring"),
         new Option(Transport.OPTION, "tls", "tls, or plain for the control without TLS"),
         new Option(TlsVersion.OPTION, "1.3", "TLS version: 1.3 or 1.2"),
         new Option(
@@ -209,7 +212,13 @@ public final class TlsIdleWorkload implements Workload {
                 values,
                 "OK".equals(connected.field("integrity")),
                 "echo: " + connected.field("integrityDetail"))
-            .withNotes(BenchTls.libraryNote(listening));
+            .withNotes(BenchTls.libraryNote(listening))
+            .withNotes(
+                Map.of(
+                    "compilersQuietAtReadings",
+                    baseline.field(IdleServerDriver.COMPILERS_QUIET)
+                        + "/"
+                        + idle.field(IdleServerDriver.COMPILERS_QUIET)));
       }
     }
   }
