@@ -121,7 +121,7 @@ final class IdleClients implements ChildProgram {
             connectors.submit(
                 () -> {
                   try (Socket socket = connect(tls, server)) {
-                    byte[] message = Pattern.bytes(0, exchange);
+                    byte[] message = PayloadPattern.DEFAULT.bytes(0, exchange);
                     socket.getOutputStream().write(message);
                     socket.getOutputStream().flush();
                     new DataInputStream(socket.getInputStream()).readFully(message);
