@@ -19,8 +19,13 @@ public enum CloseCause {
   CONNECT_TIMEOUT("connect_timeout"),
   /** The upstream refused the connection. */
   CONNECT_REFUSED("connect_refused"),
-  /** Connecting to the upstream failed otherwise (unreachable, out of file descriptors...). */
+  /** Connecting to the upstream failed otherwise (unreachable, no route...). */
   CONNECT_FAILED("connect_failed"),
+  /**
+   * The proxy had no file descriptor left for the upstream socket (EMFILE/ENFILE): a local fault,
+   * so the upstream is not blamed (no passive ejection) and no other upstream is tried.
+   */
+  FD_EXHAUSTED("fd_exhausted"),
   /** The client reset its connection. */
   CLIENT_RESET("client_reset"),
   /** The upstream reset its connection. */

@@ -328,6 +328,16 @@ public final class Pair {
   private void onConnectFailed(Upstream attempt, Throwable error) {
     CloseCause failure = connectFailure(error);
     String detail = "to " + attempt.name() + ": " + error.getMessage();
+    if (failure == CloseCause.FD_EXHAUSTED) {
+      // The proxy's own limit, not the upstream's fault: blaming it would eject healthy upstreams
+      // one after another, and another upstream needs a descriptor just the same.
+      if (state == State.CONNECTING) {
+        close(failure, detail, true);
+      } else {
+        finishIfDone();
+      }
+      return;
+    }
     attempt.connectFailed(failure, error.getMessage());
     if (state != State.CONNECTING) {
       finishIfDone();
@@ -354,6 +364,10 @@ public final class Pair {
       }
       if (t instanceof SocketTimeoutException) {
         return CloseCause.CONNECT_TIMEOUT;
+      }
+      // EMFILE and ENFILE, as the JDK words them ("Too many open files [in system]").
+      if (String.valueOf(t.getMessage()).contains("Too many open files")) {
+        return CloseCause.FD_EXHAUSTED;
       }
       if (t instanceof ConnectException && String.valueOf(t.getMessage()).contains("refused")) {
         return CloseCause.CONNECT_REFUSED;

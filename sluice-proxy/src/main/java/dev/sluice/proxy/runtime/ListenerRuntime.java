@@ -37,6 +37,7 @@ import java.util.function.Supplier;
  * replaces, reaching established pairs too), its counters, and the pairs it makes.
  */
 public final class ListenerRuntime implements Pair.Owner {
+  private static final long WARN_INTERVAL_NANOS = 10_000_000_000L;
   private static final org.slf4j.Logger LOG =
       org.slf4j.LoggerFactory.getLogger(ListenerRuntime.class);
 
@@ -302,7 +303,38 @@ public final class ListenerRuntime implements Pair.Owner {
   @Override
   public void onClosed(Pair pair) {
     stats.closed(pair.cause());
+    if (pair.cause() == CloseCause.FD_EXHAUSTED) {
+      warnOutOfDescriptors(pair);
+    }
     observer.onPairClosed(this, pair);
+  }
+
+  private long lastDescriptorWarningNanos;
+  private long descriptorFailuresUnwarned;
+
+  /** One warning per interval: out of descriptors, a line per client would flood the log. */
+  private synchronized void warnOutOfDescriptors(Pair pair) {
+    long now = System.nanoTime();
+    descriptorFailuresUnwarned++;
+    if (lastDescriptorWarningNanos != 0 && now - lastDescriptorWarningNanos < WARN_INTERVAL_NANOS) {
+      return;
+    }
+    lastDescriptorWarningNanos = now;
+    try {
+      LOG.warn(
+          "listener {}: no file descriptor left to connect upstream; {} client(s) closed with"
+              + " cause fd_exhausted since the last warning ({}); open pairs are untouched."
+              + " Raise the open-files limit (ulimit -n, systemd LimitNOFILE)",
+          name,
+          descriptorFailuresUnwarned,
+          pair.causeDetail());
+    } catch (RuntimeException | Error loggingFailed) {
+      // Out of descriptors, logging can fail too; the metrics still count every close.
+      if (loggingFailed instanceof VirtualMachineError fatal) {
+        throw fatal;
+      }
+    }
+    descriptorFailuresUnwarned = 0;
   }
 
   @Override
