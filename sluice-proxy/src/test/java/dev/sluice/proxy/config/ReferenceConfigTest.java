@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyStore;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,6 +25,9 @@ class ReferenceConfigTest {
     Files.copy(pki.serverCert, dir.resolve("server.crt"));
     Files.copy(pki.serverKey, dir.resolve("server.key"));
     Files.copy(pki.caCert, dir.resolve("clients-ca.pem"));
+    Files.copy(pki.caCert, dir.resolve("server-ca.pem"));
+    Files.copy(pki.clientCert, dir.resolve("client.crt"));
+    Files.copy(pki.clientKey, dir.resolve("client.key"));
     KeyStore p12 = KeyStore.getInstance("PKCS12");
     try (InputStream in = Files.newInputStream(pki.serverP12)) {
       p12.load(in, TestPki.PASSWORD);
@@ -61,7 +65,45 @@ class ReferenceConfigTest {
     assertThat(config.listeners().get(2).tls()).isEqualTo(new ListenerTls.Passthrough(16 * 1024));
     assertThat(config.listeners().get(2).address())
         .isEqualTo(new Endpoint.Unix(Path.of("/tmp/sluice-passthrough.sock")));
-    assertThat(config.clusters().getFirst().upstreams()).hasSize(2);
+    assertThat(plain.limits())
+        .isEqualTo(
+            new Limits(
+                500,
+                1000,
+                100,
+                List.of(Cidr.parse("127.0.0.0/8"), Cidr.parse("::1/128")),
+                List.of(Cidr.parse("127.0.0.2/32")),
+                false));
+    assertThat(tls.limits().requireSni()).isTrue();
+
+    ClusterConfig echo = config.clusters().getFirst();
+    assertThat(echo.upstreams()).hasSize(2);
+    assertThat(echo.balance()).isEqualTo(ClusterConfig.Balance.ROUNDROBIN);
+    assertThat(echo.healthCheck())
+        .isEqualTo(
+            new ClusterConfig.HealthCheck(
+                ClusterConfig.CheckType.SEND,
+                Duration.ofSeconds(2),
+                Duration.ofSeconds(1),
+                2,
+                3,
+                "PING\r\n",
+                "+PONG"));
+    assertThat(echo.passive())
+        .isEqualTo(
+            new ClusterConfig.PassiveHealth(3, Duration.ofSeconds(5), Duration.ofMinutes(1)));
+    assertThat(echo.retries()).isEqualTo(new ClusterConfig.Retries(3, Duration.ofSeconds(5)));
+    assertThat(echo.slowStart()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(echo.resolveInterval()).isEqualTo(Duration.ofSeconds(30));
+    ClusterConfig secure = config.clusters().get(1);
+    assertThat(secure.tls().serverName()).isEqualTo("app.internal");
+    assertThat(secure.tls().alpn()).containsExactly("http/1.1");
+    assertThat(secure.tls().certificate()).isNotNull();
+    assertThat(secure.tls().ca()).isEqualTo(dir.resolve("server-ca.pem"));
+    assertThat(secure.healthCheck().type()).isEqualTo(ClusterConfig.CheckType.TLS);
+
+    assertThat(config.admin().address()).isEqualTo(Endpoint.parse("127.0.0.1:9000"));
+    assertThat(config.accessLog()).isEqualTo(new AccessLogTarget.File(dir.resolve("access.log")));
     assertThat(config.maxBytesInFlight()).isEqualTo(256L << 20);
     assertThat(config.drainTimeout()).isEqualTo(Duration.ofSeconds(30));
   }
