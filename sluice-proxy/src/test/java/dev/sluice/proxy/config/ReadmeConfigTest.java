@@ -31,8 +31,32 @@ class ReadmeConfigTest {
     }
     assertThat(blocks).as("yaml blocks in the README").isNotEmpty();
     for (String block : blocks) {
-      ProxyConfig config = ConfigReader.read(block, "README.md", dir);
+      ProxyConfig config = ConfigReader.read(completed(block), "README.md", dir);
       assertThat(config.listeners()).isNotEmpty();
     }
+  }
+
+  /**
+   * A block that shows only part of a file (clusters, the admin listener) is read inside the least
+   * configuration around it: a listener, to its first cluster or to one of its own.
+   */
+  private static String completed(String block) {
+    if (topLevel(block, "listeners")) {
+      return block;
+    }
+    Matcher cluster = Pattern.compile("(?ms)^clusters:.*?name: *([\\w.-]+)").matcher(block);
+    boolean hasClusters = topLevel(block, "clusters") && cluster.find();
+    String target = hasClusters ? cluster.group(1) : "fragment";
+    return "listeners: [{name: fragment, address: 127.0.0.1:7000, cluster: "
+        + target
+        + "}]\n"
+        + (hasClusters
+            ? ""
+            : "clusters: [{name: fragment, upstreams: [{address: 127.0.0.1:7001}]}]\n")
+        + block;
+  }
+
+  private static boolean topLevel(String block, String key) {
+    return Pattern.compile("(?m)^" + key + ":").matcher(block).find();
   }
 }
