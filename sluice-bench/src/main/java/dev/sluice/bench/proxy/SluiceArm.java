@@ -146,8 +146,25 @@ final class SluiceArm {
     }
   }
 
-  /** {@code sluice-proxy/jvm.options}, or null when it does not exist (yet). */
+  /**
+   * The environment variable naming another flags file to run both JVM proxy arms with: how a
+   * flag's effect is measured (the same workload with and without it), never a default.
+   */
+  static final String JVM_OPTIONS_OVERRIDE = "SLUICE_BENCH_PROXY_JVM_OPTIONS";
+
+  /**
+   * The file named by {@link #JVM_OPTIONS_OVERRIDE}, else {@code sluice-proxy/jvm.options}, or null
+   * when that does not exist (yet).
+   */
   static Path jvmOptionsFile() {
+    String override = System.getenv(JVM_OPTIONS_OVERRIDE);
+    if (override != null && !override.isBlank()) {
+      Path file = Path.of(override);
+      if (!Files.isRegularFile(file)) {
+        throw new IllegalArgumentException(JVM_OPTIONS_OVERRIDE + ": no such file: " + file);
+      }
+      return file;
+    }
     Path root = projectRoot();
     if (root == null) {
       return null;
@@ -171,10 +188,14 @@ final class SluiceArm {
 
   /** Where the flags came from, for the report. */
   static String jvmFlagsSource() {
-    return jvmOptionsFile() == null
-        ? "sluice-proxy/jvm.options does not exist: the fallback "
-            + String.join(" ", FALLBACK_FLAGS)
-        : "sluice-proxy/jvm.options";
+    Path file = jvmOptionsFile();
+    if (file == null) {
+      return "sluice-proxy/jvm.options does not exist: the fallback "
+          + String.join(" ", FALLBACK_FLAGS);
+    }
+    return file.endsWith(Path.of("sluice-proxy", "jvm.options"))
+        ? "sluice-proxy/jvm.options"
+        : file + " (from " + JVM_OPTIONS_OVERRIDE + ", not the shipped flags)";
   }
 
   /** One flag a line; blank lines and everything from a {@code #} on are ignored. */
