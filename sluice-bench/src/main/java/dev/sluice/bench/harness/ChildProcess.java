@@ -147,6 +147,22 @@ public final class ChildProcess implements AutoCloseable {
     }
   }
 
+  /**
+   * Kills the child at once (SIGKILL: the kernel closes its sockets, as when a server crashes) and
+   * waits until it is gone.
+   *
+   * @return {@code System.nanoTime()} once it is gone
+   */
+  public long kill() throws InterruptedException {
+    process.destroyForcibly();
+    if (!process.waitFor(10, TimeUnit.SECONDS)) {
+      throw failure("was sent SIGKILL and did not exit within 10 s");
+    }
+    long gone = System.nanoTime();
+    LIVE.remove(process);
+    return gone;
+  }
+
   /** Asks the child to exit, waits a little, and kills it if it is still there. */
   @Override
   public void close() {
