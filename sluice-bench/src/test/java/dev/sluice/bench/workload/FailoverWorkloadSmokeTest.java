@@ -65,7 +65,8 @@ class FailoverWorkloadSmokeTest {
                   "p99BeforeUs",
                   "p99DuringUs",
                   "p99AfterUs",
-                  "outageMs");
+                  "outageMs",
+                  "dyingMs");
           double failed = number(f, "requestsFailed");
           assertThat(failed).as(id + ": the killed upstream's pairs break").isGreaterThan(0);
           assertThat(number(f, "failedMidConnection") + number(f, "failedBeforeResponse"))

@@ -65,6 +65,8 @@ public final class FailoverWorkload extends ProxyWorkload {
   /** The client's param: the phase bounds, as the harness measured them (nanoTime). */
   static final String KILL_NANOS = "killNanos";
 
+  static final String GONE_NANOS = "goneNanos";
+
   static final String RESTORE_NANOS = "restoreNanos";
 
   /** The upstream that is killed and restored. */
@@ -87,18 +89,18 @@ public final class FailoverWorkload extends ProxyWorkload {
           new Field(
               "failedNewAfterKill",
               Unit.COUNT,
-              "a connection opened after u0 was dead failed before any response (the proxy"
-                  + " refused it or found no live upstream): what retries and redispatch should"
-                  + " hide, ideally 0"),
+              "a connection opened after u0's process was gone (its sockets closed) failed before"
+                  + " any response: the proxy found no live upstream for it, what retries and"
+                  + " redispatch should hide (ideally 0)"),
           new Field(
               "failedBeforeResponse",
               Unit.COUNT,
               "the first request of a connection got no echo (the new-after-kill ones, and those"
-                  + " the proxy had just connected to u0 when it died)"),
+                  + " the proxy had connected to u0, or to its accept queue, before it was gone)"),
           new Field(
               "ejectMs",
               Unit.MILLIS,
-              "from the kill (u0's process gone) to u0 not taking new connections in the proxy's"
+              "from the kill (SIGKILL sent) to u0 not taking new connections in the proxy's"
                   + " own view: Sluice's /metrics.json state, HAProxy's show stat status, polled"
                   + " every 25 ms"),
           new Field(
@@ -144,7 +146,12 @@ public final class FailoverWorkload extends ProxyWorkload {
               "outageMs",
               Unit.MILLIS,
               "from the kill to the new u0's bind, as it happened (the schedule says"
-                  + " restore-at - kill-at)"));
+                  + " restore-at - kill-at)"),
+          new Field(
+              "dyingMs",
+              Unit.MILLIS,
+              "from SIGKILL to u0's process reaped: while it dies, its listener may still complete"
+                  + " handshakes that end in resets"));
 
   @Override
   public String name() {
@@ -347,7 +354,8 @@ public final class FailoverWorkload extends ProxyWorkload {
       try {
         run.client.send(Message.of("GO", "phase", "measure", "t0", t0));
         sleepUntil(t0 + params.intCount(KILL_AT_MS) * 1_000_000L);
-        long killNanos = run.upstreams[VICTIM].kill();
+        ChildProcess.Killed killed = run.upstreams[VICTIM].kill();
+        long killNanos = killed.signalled();
         poller.killed(killNanos);
         ChildProcess replacement = run.startReplacement(VICTIM);
         sleepUntil(t0 + params.intCount(RESTORE_AT_MS) * 1_000_000L);
@@ -358,7 +366,15 @@ public final class FailoverWorkload extends ProxyWorkload {
         run.awaitClient("FINISHED");
         run.client.send(
             Message.of(
-                "GO", "phase", "phases", KILL_NANOS, killNanos, RESTORE_NANOS, restoreNanos));
+                "GO",
+                "phase",
+                "phases",
+                KILL_NANOS,
+                killNanos,
+                GONE_NANOS,
+                killed.gone(),
+                RESTORE_NANOS,
+                restoreNanos));
         Message done = run.awaitClient("DONE");
         replacement.send(Message.of("STATS"));
         Message stats = replacement.await("STATS", context.stepTimeout());
@@ -366,6 +382,7 @@ public final class FailoverWorkload extends ProxyWorkload {
         polling.join();
         Map<String, Double> values = Steps.numbers(done, FIELDS);
         values.put("outageMs", (restoreNanos - killNanos) / 1e6);
+        values.put("dyingMs", (killed.gone() - killNanos) / 1e6);
         long firstBytes = stats.longValue("firstBytesNanos");
         if (firstBytes != 0) {
           values.put("restoreMs", (firstBytes - restoreNanos) / 1e6);
@@ -520,8 +537,9 @@ public final class FailoverWorkload extends ProxyWorkload {
       control.send("FINISHED");
       Message phases = control.await("GO");
       long kill = phases.longValue(KILL_NANOS);
+      long gone = phases.longValue(GONE_NANOS);
       long restore = phases.longValue(RESTORE_NANOS);
-      load.report(control, "DONE", summary(records, t0, end, kill, restore, clients));
+      load.report(control, "DONE", summary(records, t0, end, kill, gone, restore, clients));
       control.await("EXIT");
     }
 
@@ -580,7 +598,7 @@ public final class FailoverWorkload extends ProxyWorkload {
     }
 
     private static Map<String, Object> summary(
-        Record[] records, long t0, long end, long kill, long restore, int clients) {
+        Record[] records, long t0, long end, long kill, long gone, long restore, int clients) {
       long[][] phase = new long[3][];
       int[] counts = new int[3];
       long ok = 0;
@@ -610,7 +628,7 @@ public final class FailoverWorkload extends ProxyWorkload {
           if (f[0] >= restore) {
             afterRestore++;
           }
-          if (f[0] >= kill && f[1] != MID_CONNECTION) {
+          if (f[0] >= gone && f[1] != MID_CONNECTION) {
             newAfterKill++;
           }
           lastFailure = Math.max(lastFailure, f[3]);
