@@ -261,8 +261,8 @@ public final class FailoverWorkload extends ProxyWorkload {
         passive > 0
             ? "ejected after "
                 + passive
-                + " refused connects of real traffic (milliseconds at this load), at the latest"
-                + " by the active check within fall x interval = "
+                + " refused connects of real traffic (the time a few new connections take to"
+                + " arrive), at the latest by the active check within fall x interval = "
                 + fall * interval
                 + " ms"
             : "ejected by the active check within fall x interval = "
@@ -271,7 +271,13 @@ public final class FailoverWorkload extends ProxyWorkload {
                 + (fall - 1) * interval
                 + " and "
                 + fall * interval
-                + " ms plus a check's timeout)";
+                + " ms after u0's sockets closed, which is dyingMs after the kill"
+                + (impl == Impl.SLUICE
+                    ? "; Sluice spreads each interval by up to 5% either way"
+                    : "")
+                + "; the polling adds up to "
+                + POLL.toMillis()
+                + " ms)";
     return "predicted: the requests in flight on u0's pairs break at the kill (about "
         + Math.max(1, clients / upstreams)
         + " connections, one failed request each: failedMidConnection); a new connection sent to"
