@@ -147,6 +147,29 @@ public final class ChildProcess implements AutoCloseable {
     }
   }
 
+  /**
+   * When a {@link #kill} happened ({@code System.nanoTime()}).
+   *
+   * @param signalled just before SIGKILL was sent: the process runs no more code after it
+   * @param gone once the process was reaped: the kernel has closed its sockets by then
+   */
+  public record Killed(long signalled, long gone) {}
+
+  /**
+   * Kills the child at once (SIGKILL: the kernel closes its sockets, as when a server crashes) and
+   * waits until it is gone.
+   */
+  public Killed kill() throws InterruptedException {
+    long signalled = System.nanoTime();
+    process.destroyForcibly();
+    if (!process.waitFor(10, TimeUnit.SECONDS)) {
+      throw failure("was sent SIGKILL and did not exit within 10 s");
+    }
+    long gone = System.nanoTime();
+    LIVE.remove(process);
+    return new Killed(signalled, gone);
+  }
+
   /** Asks the child to exit, waits a little, and kills it if it is still there. */
   @Override
   public void close() {

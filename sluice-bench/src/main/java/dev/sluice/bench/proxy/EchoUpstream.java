@@ -11,31 +11,54 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The echo upstream of the proxy workloads, the same in every arm: a plain blocking JDK server that
  * echoes every byte back as soon as it arrives, until the proxy closes the connection. One virtual
  * thread per connection (blocking code, no OS thread per parked connection: thousands of pairs
  * park) with a 32 KiB direct buffer. With {@code --corrupt-at N} it flips the byte at offset N of
- * every connection's stream, so the load client must report an integrity failure.
+ * every connection's stream, so the load client must report an integrity failure. The LISTENING
+ * line gives the port and the moment of the bind ({@code System.nanoTime()}: CLOCK_MONOTONIC, one
+ * clock for every process on the machine).
  */
 public final class EchoUpstream implements ChildProgram {
   /** The param holding the port to listen on (the harness picks it, to start all at once). */
   public static final String PORT = "upstreamPort";
 
+  /**
+   * The param that, when {@code true}, makes the upstream wait for the harness's GO before it binds
+   * (so that a replacement started ahead of time binds at the moment the harness chooses), and
+   * answer the harness's STATS with its counts before EXIT.
+   */
+  public static final String ON_GO = "upstreamOnGo";
+
   private static final int BUFFER = 32 * 1024;
   private static final int ERRORS_LOGGED = 10;
 
   private final AtomicInteger errors = new AtomicInteger();
+  private final AtomicInteger accepted = new AtomicInteger();
+  private final AtomicInteger carrying = new AtomicInteger();
+  private final AtomicLong firstBytesNanos = new AtomicLong();
 
   @Override
   public void run(ChildControl control) throws Exception {
     Corruption corruption = Corruption.from(control.params());
+    boolean onGo =
+        control.params().has(ON_GO) && Boolean.parseBoolean(control.params().string(ON_GO));
+    if (onGo) {
+      control.await("GO");
+    }
     try (ServerSocketChannel server = ServerSocketChannel.open()) {
       server.bind(
           new InetSocketAddress("127.0.0.1", Integer.parseInt(control.params().string(PORT))),
           4096);
-      control.send("LISTENING", "port", ((InetSocketAddress) server.getLocalAddress()).getPort());
+      control.send(
+          "LISTENING",
+          "port",
+          ((InetSocketAddress) server.getLocalAddress()).getPort(),
+          "nanos",
+          System.nanoTime());
       Thread.ofPlatform()
           .name("upstream-accept")
           .daemon(true)
@@ -49,9 +72,21 @@ public final class EchoUpstream implements ChildProgram {
                   } catch (IOException e) {
                     return; // closed at EXIT
                   }
+                  accepted.incrementAndGet();
                   Thread.ofVirtual().start(() -> echo(channel, corruption));
                 }
               });
+      if (onGo) {
+        control.await("STATS");
+        control.send(
+            "STATS",
+            "accepted",
+            accepted.get(),
+            "carrying",
+            carrying.get(),
+            "firstBytesNanos",
+            firstBytesNanos.get());
+      }
       control.await("EXIT");
     }
   }
@@ -62,6 +97,11 @@ public final class EchoUpstream implements ChildProgram {
       long offset = 0;
       while (channel.read(buffer.clear()) >= 0) {
         buffer.flip();
+        if (offset == 0 && buffer.hasRemaining()) {
+          // A connection that carries bytes is proxied traffic; a health check sends none.
+          carrying.incrementAndGet();
+          firstBytesNanos.compareAndSet(0, System.nanoTime());
+        }
         corruption.apply(buffer, offset);
         offset += buffer.remaining();
         BlockingIo.writeFully(channel, buffer);

@@ -113,6 +113,14 @@ final class HaproxyArm {
 
   /** The configuration for {@code setup}; its admin socket lives in {@code workDir}. */
   static String config(ProxySetup setup, Path workDir) {
+    return config(setup, workDir, null);
+  }
+
+  /**
+   * The configuration for {@code setup}; with a {@code cluster}, its upstreams replace the setup's
+   * one, with the same balancing, checks, passive ejection and retries as the Sluice arm's.
+   */
+  static String config(ProxySetup setup, Path workDir, ClusterSetup cluster) {
     int maxconn = setup.maxConnections();
     StringBuilder cfg = new StringBuilder();
     cfg.append("global\n")
@@ -142,11 +150,43 @@ final class HaproxyArm {
         .append(maxconn)
         .append('\n')
         .append("    default_backend echo\n")
-        .append("backend echo\n")
-        .append("    server echo ")
-        .append(ProxySetup.hostPort(setup.upstream()))
-        .append('\n');
+        .append("backend echo\n");
+    if (cluster == null) {
+      cfg.append("    server echo ").append(ProxySetup.hostPort(setup.upstream())).append('\n');
+    } else {
+      clusterConfig(cfg, cluster);
+    }
     return cfg.toString();
+  }
+
+  private static void clusterConfig(StringBuilder cfg, ClusterSetup cluster) {
+    cfg.append("    balance roundrobin\n")
+        .append("    retries ")
+        .append(cluster.retries())
+        .append('\n')
+        // Every retry on another server, as Sluice retries (the default, -1, only the last one).
+        .append("    option redispatch 1\n")
+        .append("    timeout check ")
+        .append(cluster.timeout().toMillis())
+        .append("ms\n");
+    for (int i = 0; i < cluster.upstreams().size(); i++) {
+      cfg.append("    server ")
+          .append(ClusterSetup.serverName(i))
+          .append(' ')
+          .append(ProxySetup.hostPort(cluster.upstreams().get(i)))
+          .append(" check inter ")
+          .append(cluster.interval().toMillis())
+          .append("ms rise ")
+          .append(cluster.rise())
+          .append(" fall ")
+          .append(cluster.fall());
+      if (cluster.passiveFailures() > 0) {
+        cfg.append(" observe layer4 error-limit ")
+            .append(cluster.passiveFailures())
+            .append(" on-error mark-down");
+      }
+      cfg.append('\n');
+    }
   }
 
   /** The command that runs HAProxy in the foreground with {@code config}. */
@@ -167,6 +207,30 @@ final class HaproxyArm {
       }
     }
     throw new IOException("HAProxy's show info has no PoolUsed_bytes line:\n" + info);
+  }
+
+  /**
+   * Whether server {@code name} of the backend is up, from {@code show stat} on the admin socket:
+   * its status is {@code UP} (also {@code UP 1/3}: up, with checks failing but fewer than fall),
+   * not {@code DOWN}, {@code DOWN 1/2} (coming back) or {@code MAINT}.
+   */
+  static boolean serverUp(ProxyProcess proxy, String name) throws IOException {
+    String stat = adminCommand(proxy.workDir().resolve(ADMIN_SOCKET), "show stat");
+    String[] lines = stat.split("\n");
+    if (lines.length == 0 || !lines[0].startsWith("# ")) {
+      throw new IOException("HAProxy's show stat has no header:\n" + stat);
+    }
+    List<String> header = List.of(lines[0].substring(2).split(",", -1));
+    int px = header.indexOf("pxname");
+    int sv = header.indexOf("svname");
+    int status = header.indexOf("status");
+    for (String line : lines) {
+      String[] cells = line.split(",", -1);
+      if (cells.length > status && cells[px].equals("echo") && cells[sv].equals(name)) {
+        return cells[status].startsWith("UP");
+      }
+    }
+    throw new IOException("HAProxy's show stat has no server echo/" + name + ":\n" + stat);
   }
 
   private static String adminCommand(Path socket, String command) throws IOException {

@@ -49,19 +49,33 @@ public final class ProxyArms {
   /** Starts arm {@code impl}'s proxy for {@code setup}; wait for it with awaitReady. */
   public static ProxyProcess start(Impl impl, ProxySetup setup)
       throws IOException, InterruptedException {
+    return start(impl, setup, null);
+  }
+
+  /**
+   * Starts arm {@code impl}'s proxy for {@code setup}, forwarding to {@code cluster}'s upstreams
+   * when it is not null (Sluice and HAProxy only: the Netty proxy has one upstream and no checks).
+   */
+  public static ProxyProcess start(Impl impl, ProxySetup setup, ClusterSetup cluster)
+      throws IOException, InterruptedException {
     Path dir = Files.createTempDirectory("sluice-bench-" + impl.id());
     List<String> command;
     boolean jvm = true;
     switch (impl) {
       case SLUICE -> {
         Path config = dir.resolve("proxy.yaml");
-        Files.writeString(config, SluiceArm.yaml(setup), StandardCharsets.UTF_8);
+        Files.writeString(config, SluiceArm.yaml(setup, cluster), StandardCharsets.UTF_8);
         command = SluiceArm.command(config);
       }
-      case NETTY -> command = nettyCommand(setup);
+      case NETTY -> {
+        if (cluster != null) {
+          throw new IllegalArgumentException("the Netty proxy has one upstream and no checks");
+        }
+        command = nettyCommand(setup);
+      }
       case HAPROXY -> {
         Path config = dir.resolve("haproxy.cfg");
-        Files.writeString(config, HaproxyArm.config(setup, dir), StandardCharsets.UTF_8);
+        Files.writeString(config, HaproxyArm.config(setup, dir, cluster), StandardCharsets.UTF_8);
         command = HaproxyArm.command(HaproxyArm.executable(), config);
         jvm = false;
       }
@@ -131,6 +145,20 @@ public final class ProxyArms {
             + " client and server 1h, -db (foreground, no master)"
             + (tls ? ", bind ... ssl crt PEM (OpenSSL)" : ""));
     return conditions;
+  }
+
+  /**
+   * Whether upstream {@code index} of {@code cluster} takes new connections in {@code proxy}'s own
+   * view: Sluice's {@code /metrics.json} (its state {@code up}, not {@code down} or {@code
+   * ejected}), HAProxy's {@code show stat} (a status starting with {@code UP}).
+   */
+  public static boolean upstreamUp(ProxyProcess proxy, ClusterSetup cluster, int index)
+      throws IOException, InterruptedException {
+    return switch (proxy.impl()) {
+      case SLUICE -> SluiceArm.upstreamUp(cluster, index);
+      case HAPROXY -> HaproxyArm.serverUp(proxy, ClusterSetup.serverName(index));
+      default -> throw new IllegalArgumentException(proxy.impl().id() + " has no health checks");
+    };
   }
 
   /** What arm {@code impl} says about itself in the report (HAProxy: its version). */

@@ -202,6 +202,11 @@ public final class ProxyStream implements Closeable {
     return received - start;
   }
 
+  /** Sets how long a read may wait (the default is {@value #READ_TIMEOUT_MS} ms). */
+  public void readTimeout(int millis) throws IOException {
+    socket.setSoTimeout(millis);
+  }
+
   /** This connection's seed: its stream's identity. */
   public long seed() {
     return seed;

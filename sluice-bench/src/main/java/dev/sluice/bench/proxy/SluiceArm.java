@@ -2,15 +2,22 @@ package dev.sluice.bench.proxy;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
 import java.net.URISyntaxException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.jar.JarFile;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -213,6 +220,15 @@ final class SluiceArm {
 
   /** The proxy's configuration for {@code setup}. */
   static String yaml(ProxySetup setup) {
+    return yaml(setup, null);
+  }
+
+  /**
+   * The proxy's configuration for {@code setup}; with a {@code cluster}, its upstreams replace the
+   * setup's one, with the cluster's balancing, checks, passive ejection, retries and an admin
+   * listener.
+   */
+  static String yaml(ProxySetup setup, ClusterSetup cluster) {
     StringBuilder yaml = new StringBuilder();
     yaml.append("listeners:\n")
         .append("  - name: bench\n")
@@ -227,18 +243,90 @@ final class SluiceArm {
           .append(plainScalar(setup.tls().key()))
           .append("}]}\n");
     }
-    yaml.append("clusters:\n")
-        .append("  - name: echo\n")
-        .append("    upstreams: [{address: ")
-        .append(ProxySetup.hostPort(setup.upstream()))
-        .append("}]\n")
-        .append("timeouts: {connect: 5s, idle: 1h, handshake: 10s}\n")
+    yaml.append("clusters:\n").append("  - name: echo\n");
+    if (cluster == null) {
+      yaml.append("    upstreams: [{address: ")
+          .append(ProxySetup.hostPort(setup.upstream()))
+          .append("}]\n");
+    } else {
+      clusterYaml(yaml, cluster);
+    }
+    yaml.append("timeouts: {connect: 5s, idle: 1h, handshake: 10s}\n")
         .append("buffers: {readBufferSize: ")
         .append(size(setup.readBufferSize()))
         .append(", maxBytesInFlight: ")
         .append(size(ProxySetup.MAX_BYTES_IN_FLIGHT))
         .append("}\n");
+    if (cluster != null) {
+      yaml.append(adminYaml(cluster));
+    }
     return yaml.toString();
+  }
+
+  private static void clusterYaml(StringBuilder yaml, ClusterSetup cluster) {
+    yaml.append("    upstreams:\n");
+    for (var upstream : cluster.upstreams()) {
+      yaml.append("      - {address: ").append(ProxySetup.hostPort(upstream)).append("}\n");
+    }
+    String interval = millis(cluster.interval());
+    yaml.append("    balance: roundrobin\n")
+        .append("    healthCheck: {type: tcp, interval: ")
+        .append(interval)
+        .append(", timeout: ")
+        .append(millis(cluster.timeout()))
+        .append(", rise: ")
+        .append(cluster.rise())
+        .append(", fall: ")
+        .append(cluster.fall())
+        .append("}\n")
+        // The backoff is one check interval: once it is over, the active check alone decides when
+        // the upstream is back (rise passes), as HAProxy's on-error mark-down does.
+        .append("    passive: {failures: ")
+        .append(cluster.passiveFailures())
+        .append(", backoff: ")
+        .append(interval)
+        .append(", maxBackoff: ")
+        .append(interval)
+        .append("}\n")
+        .append("    retries: {tries: ")
+        .append(cluster.retries() + 1)
+        .append(", within: 5s}\n");
+  }
+
+  /** The admin listener's line for {@code cluster}. */
+  static String adminYaml(ClusterSetup cluster) {
+    return "admin: {address: " + ProxySetup.hostPort(cluster.admin()) + "}\n";
+  }
+
+  private static String millis(Duration duration) {
+    return duration.toMillis() + "ms";
+  }
+
+  private static final HttpClient ADMIN_CLIENT =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+  /**
+   * Whether upstream {@code index} of {@code cluster} is {@code up} in the proxy's {@code
+   * /metrics.json} (not {@code down} or {@code ejected}).
+   */
+  static boolean upstreamUp(ClusterSetup cluster, int index)
+      throws IOException, InterruptedException {
+    HttpResponse<String> reply =
+        ADMIN_CLIENT.send(
+            HttpRequest.newBuilder(
+                    URI.create("http://" + ProxySetup.hostPort(cluster.admin()) + "/metrics.json"))
+                .timeout(Duration.ofSeconds(5))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    String address = ProxySetup.hostPort(cluster.upstreams().get(index));
+    Matcher m =
+        Pattern.compile("\"address\":\"" + Pattern.quote(address) + "\",\"state\":\"(\\w+)\"")
+            .matcher(reply.body());
+    if (reply.statusCode() != 200 || !m.find()) {
+      throw new IOException(
+          "the proxy's /metrics.json (" + reply.statusCode() + ") has no state for " + address);
+    }
+    return m.group(1).equals("up");
   }
 
   /** The command that starts the proxy with {@code config}. */

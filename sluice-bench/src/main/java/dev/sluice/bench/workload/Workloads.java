@@ -7,6 +7,7 @@ import dev.sluice.bench.workload.echo.PingPongWorkload;
 import dev.sluice.bench.workload.echo.SizeSweepWorkload;
 import dev.sluice.bench.workload.proxy.BurstIdleWorkload;
 import dev.sluice.bench.workload.proxy.ConnRateWorkload;
+import dev.sluice.bench.workload.proxy.FailoverWorkload;
 import dev.sluice.bench.workload.proxy.ProxyIdleWorkload;
 import dev.sluice.bench.workload.proxy.ProxyPingPongWorkload;
 import dev.sluice.bench.workload.proxy.ProxyThroughputWorkload;
@@ -33,7 +34,8 @@ public final class Workloads {
           new BurstIdleWorkload(),
           new ProxyThroughputWorkload(),
           new ProxyPingPongWorkload(),
-          new ConnRateWorkload());
+          new ConnRateWorkload(),
+          new FailoverWorkload());
 
   private Workloads() {}
 

@@ -5,8 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.bench.harness.Impl;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** How the arms are configured and measured, without starting any of them. */
@@ -92,6 +95,82 @@ class ProxyArmsTest {
     assertThat(HaproxyArm.config(PLAIN, Path.of("/tmp/run")))
         .contains("    bind 127.0.0.1:4000\n")
         .doesNotContain("ssl");
+  }
+
+  private static final ClusterSetup CLUSTER =
+      new ClusterSetup(
+          List.of(
+              new InetSocketAddress("127.0.0.1", 5001), new InetSocketAddress("127.0.0.1", 5002)),
+          Duration.ofMillis(500),
+          Duration.ofMillis(250),
+          2,
+          3,
+          3,
+          3,
+          new InetSocketAddress("127.0.0.1", 4001));
+
+  @Test
+  void sluiceGetsTheClusterWithTheSameChecksRetriesAndEjection() {
+    assertThat(SluiceArm.yaml(PLAIN, CLUSTER))
+        .contains(
+            """
+              - name: echo
+                upstreams:
+                  - {address: 127.0.0.1:5001}
+                  - {address: 127.0.0.1:5002}
+                balance: roundrobin
+                healthCheck: {type: tcp, interval: 500ms, timeout: 250ms, rise: 2, fall: 3}
+                passive: {failures: 3, backoff: 500ms, maxBackoff: 500ms}
+                retries: {tries: 4, within: 5s}
+            """)
+        .endsWith("admin: {address: 127.0.0.1:4001}\n")
+        .doesNotContain("5000");
+  }
+
+  @Test
+  void haproxyGetsTheSameClusterAndItsConfigurationIsValid() throws Exception {
+    String cfg = HaproxyArm.config(PLAIN, Path.of("/tmp/run"), CLUSTER);
+    assertThat(cfg)
+        .contains(
+            """
+            backend echo
+                balance roundrobin
+                retries 3
+                option redispatch 1
+                timeout check 250ms
+                server u0 127.0.0.1:5001 check inter 500ms rise 2 fall 3 observe layer4 \
+            error-limit 3 on-error mark-down
+                server u1 127.0.0.1:5002 check inter 500ms rise 2 fall 3 observe layer4 \
+            error-limit 3 on-error mark-down
+            """)
+        .doesNotContain("5000");
+    ClusterSetup checksOnly =
+        new ClusterSetup(
+            CLUSTER.upstreams(),
+            CLUSTER.interval(),
+            CLUSTER.timeout(),
+            2,
+            3,
+            3,
+            0,
+            CLUSTER.admin());
+    assertThat(HaproxyArm.config(PLAIN, Path.of("/tmp/run"), checksOnly)).doesNotContain("observe");
+    assertThat(SluiceArm.yaml(PLAIN, checksOnly)).contains("passive: {failures: 0,");
+    // HAProxy itself accepts it (-c: check the configuration and exit).
+    Path dir = Files.createTempDirectory("haproxy-check");
+    try {
+      Path file = dir.resolve("haproxy.cfg");
+      Files.writeString(file, HaproxyArm.config(PLAIN, dir, CLUSTER));
+      Process check =
+          new ProcessBuilder(HaproxyArm.executable().toString(), "-c", "-f", file.toString())
+              .redirectErrorStream(true)
+              .start();
+      String output = new String(check.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(check.waitFor()).as(output).isZero();
+    } finally {
+      Files.deleteIfExists(dir.resolve("haproxy.cfg"));
+      Files.deleteIfExists(dir);
+    }
   }
 
   @Test
