@@ -3,6 +3,7 @@ package dev.sluice.internal;
 import dev.sluice.net.EventLoop;
 import dev.sluice.net.WriteListener;
 import java.nio.ByteBuffer;
+import java.util.function.Supplier;
 
 /**
  * One connection's write queue, its single owner: the callers' buffers in order (by reference, or
@@ -166,11 +167,16 @@ public final class WriteQueue {
     }
   }
 
-  /** Fails every queued write with {@code error}, after the current callback. */
-  public void failAll(Throwable error) {
+  /**
+   * Fails every queued write with the error {@code error} makes, after the current callback. The
+   * error is made only when a write is queued: most connections close with an empty queue, and an
+   * exception's stack trace is the dearest part of a close.
+   */
+  public void failAll(Supplier<? extends Throwable> error) {
     addQueued(-queuedBytes);
+    Throwable failure = head == null ? null : error.get();
     while (head != null) {
-      loop.completeLater(pop().listener, error);
+      loop.completeLater(pop().listener, failure);
     }
   }
 

@@ -637,7 +637,7 @@ public final class SocketConnection implements Connection {
       key.cancel();
     }
     closeQuietly(channel);
-    queue.failAll(closedException());
+    queue.failAll(this::closedException);
     if (connectFuture != null) {
       CompletableFuture<Connection> f = connectFuture;
       connectFuture = null;

@@ -652,11 +652,12 @@ public final class TlsConnection implements Connection {
     }
     if (engine.isOutboundDone()) {
       queue.failAll(
-          new ConnectionClosedException(
-              "the peer closed the TLS session and the protocol ("
-                  + engine.getSession().getProtocol()
-                  + ") has no half-close: output closed too",
-              null));
+          () ->
+              new ConnectionClosedException(
+                  "the peer closed the TLS session and the protocol ("
+                      + engine.getSession().getProtocol()
+                      + ") has no half-close: output closed too",
+                  null));
     }
     try {
       app.onEndOfInput(this);
@@ -857,7 +858,7 @@ public final class TlsConnection implements Connection {
         }
         SSLEngineResult result = wrapApplicationData(out);
         if (result.getStatus() == Status.CLOSED) {
-          queue.failAll(new ConnectionClosedException("TLS output closed", null));
+          queue.failAll(() -> new ConnectionClosedException("TLS output closed", null));
           return flags;
         }
         if (result.getStatus() == Status.BUFFER_OVERFLOW) {
@@ -986,7 +987,7 @@ public final class TlsConnection implements Connection {
   /** Best effort: wraps what the engine has left to say (an alert, close_notify) and writes it. */
   private void sendCloseMessages() {
     try {
-      queue.failAll(closedException());
+      queue.failAll(this::closedException);
       engine.closeOutbound();
       ByteBuffer out = buffers.ciphertextOut();
       for (int i = 0; i < 4 && engine.getHandshakeStatus() == HandshakeStatus.NEED_WRAP; i++) {
@@ -1014,7 +1015,7 @@ public final class TlsConnection implements Connection {
     }
     if (queue != null) {
       releaseHeld();
-      queue.failAll(closedException());
+      queue.failAll(this::closedException);
     }
     if (handshake == Handshake.FINISHED) {
       try {

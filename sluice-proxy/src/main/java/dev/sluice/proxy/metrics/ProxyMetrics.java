@@ -11,6 +11,7 @@ import dev.sluice.proxy.forward.Pair;
 import dev.sluice.proxy.runtime.ListenerRuntime;
 import dev.sluice.proxy.runtime.PairObserver;
 import dev.sluice.proxy.runtime.ProxyRuntime;
+import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
@@ -19,6 +20,7 @@ import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.Unit;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
 import java.util.function.LongSupplier;
 import java.util.function.ToLongFunction;
@@ -37,6 +39,14 @@ public final class ProxyMetrics implements PairObserver {
   private volatile ProxyRuntime runtime;
   private volatile Sampler sampler;
   private final Histogram connectDuration;
+
+  /**
+   * Each upstream's connect-time series, looked up once: the label lookup allocates, and it would
+   * run for every new pair.
+   */
+  private final Map<UpstreamTarget, DistributionDataPoint> connectDurationOf =
+      new ConcurrentHashMap<>();
+
   private final Counter reloads;
   private volatile LongSupplier accessLogLines = () -> 0;
   private volatile LongSupplier accessLogDropped = () -> 0;
@@ -120,8 +130,8 @@ public final class ProxyMetrics implements PairObserver {
   @Override
   public void onPairForwarding(ListenerRuntime listener, Pair pair) {
     if (pair.target() instanceof UpstreamTarget upstream && pair.connectNanos() >= 0) {
-      connectDuration
-          .labelValues(upstream.cluster().name(), upstream.name())
+      connectDurationOf
+          .computeIfAbsent(upstream, u -> connectDuration.labelValues(u.cluster().name(), u.name()))
           .observe(Unit.nanosToSeconds(pair.connectNanos()));
     }
   }
