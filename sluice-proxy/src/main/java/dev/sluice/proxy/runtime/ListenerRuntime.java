@@ -197,7 +197,7 @@ public final class ListenerRuntime implements Pair.Owner {
       implements ConnectionHandler {
     @Override
     public void onActive(Connection connection) {
-      pair.clientAddress(connection.remoteAddress());
+      pair.peerAddress(connection.remoteAddress());
       CloseCause refused = admission.byAddress(connection.remoteAddress());
       if (refused != null) {
         String detail = connection.remoteAddress() + " " + refused.label();
@@ -218,7 +218,7 @@ public final class ListenerRuntime implements Pair.Owner {
   private record Refusal(Pair pair, CloseReason reason) implements ConnectionHandler {
     @Override
     public void onActive(Connection connection) {
-      pair.clientAddress(connection.remoteAddress());
+      pair.peerAddress(connection.remoteAddress());
       connection.close(reason);
     }
 
