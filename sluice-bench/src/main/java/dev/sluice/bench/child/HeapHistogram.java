@@ -1,10 +1,7 @@
 package dev.sluice.bench.child;
 
-import java.lang.management.ManagementFactory;
 import java.util.HashMap;
 import java.util.Map;
-import javax.management.JMException;
-import javax.management.ObjectName;
 
 /**
  * The live heap by class, as {@code jcmd PID GC.class_histogram} prints it, taken inside a measured
@@ -26,20 +23,7 @@ public record HeapHistogram(Map<String, Long> bytesByClass) {
 
   /** Takes a histogram of the live heap now. */
   public static HeapHistogram take() {
-    String text;
-    try {
-      text =
-          (String)
-              ManagementFactory.getPlatformMBeanServer()
-                  .invoke(
-                      new ObjectName("com.sun.management:type=DiagnosticCommand"),
-                      "gcClassHistogram",
-                      new Object[] {new String[0]},
-                      new String[] {String[].class.getName()});
-    } catch (JMException e) {
-      throw new IllegalStateException("cannot take a class histogram: " + e.getMessage(), e);
-    }
-    return parse(text);
+    return parse(DiagnosticCommands.run("gcClassHistogram"));
   }
 
   /** Bytes of all live objects. */

@@ -1,6 +1,8 @@
 package dev.sluice.bench.child;
 
 import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
 
 /**
  * Heap figures taken inside a measured child, and the settling that makes them comparable between
@@ -53,8 +55,64 @@ public final class JvmMemory {
     return HeapHistogram.take().liveBytes();
   }
 
+  /**
+   * Waits until the JIT compilers have had nothing to do for a moment ({@code Compiler.queue}: no
+   * compilation running, both queues empty, for {@value #QUIET_POLLS} polls {@value #POLL_MILLIS}
+   * ms apart), at most {@code limitMillis}. A compilation in flight holds arena memory (C2's can
+   * take megabytes) and adds code to the code cache: a reading taken during one counts it, one
+   * taken a moment later does not.
+   *
+   * @return whether the compilers went quiet within the limit
+   */
+  public static boolean awaitQuietCompilers(long limitMillis) throws InterruptedException {
+    long deadline = System.nanoTime() + limitMillis * 1_000_000;
+    int quiet = 0;
+    while (quiet < QUIET_POLLS) {
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      quiet = compilersIdle(DiagnosticCommands.run("compilerQueue")) ? quiet + 1 : 0;
+      Thread.sleep(POLL_MILLIS);
+    }
+    return true;
+  }
+
+  private static final int QUIET_POLLS = 10;
+  private static final int POLL_MILLIS = 20;
+
+  /**
+   * Whether {@code Compiler.queue}'s text shows no compilation running and nothing queued: every
+   * line is a heading or "Empty".
+   */
+  static boolean compilersIdle(String queue) {
+    for (String line : queue.split("\n")) {
+      String l = line.strip();
+      boolean heading =
+          l.endsWith(":") && (l.startsWith("Current compiles") || l.contains("queue"));
+      if (!(l.isEmpty() || heading || l.equals("Empty") || l.matches("\\d+:"))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** Heap bytes in use now (after {@link #fullGc()}: the live heap). */
   public static long heapUsed() {
     return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+  }
+
+  /**
+   * The old generation's memory pool (SerialGC's {@code Tenured Gen}): what young collections
+   * promote into, and what only a full collection empties, so its peak usage between two full
+   * collections is its high-water mark.
+   *
+   * @throws IllegalStateException when the collector has no such pool
+   */
+  public static MemoryPoolMXBean oldGeneration() {
+    return ManagementFactory.getMemoryPoolMXBeans().stream()
+        .filter(p -> p.getType() == MemoryType.HEAP)
+        .filter(p -> p.getName().contains("Tenured") || p.getName().contains("Old Gen"))
+        .findFirst()
+        .orElseThrow(() -> new IllegalStateException("no old-generation memory pool"));
   }
 }

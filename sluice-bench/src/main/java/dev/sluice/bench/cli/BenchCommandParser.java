@@ -54,6 +54,11 @@ public final class BenchCommandParser {
         json = true;
         continue;
       }
+      Option declared = option(workload, name);
+      if (declared != null && declared.flag()) {
+        values.put(name, flagValue(name, value));
+        continue;
+      }
       if (value == null) {
         if (i + 1 >= args.size()) {
           throw new IllegalArgumentException("--" + name + " needs a value");
@@ -96,6 +101,22 @@ public final class BenchCommandParser {
     for (Option option : workload.options()) {
       params.string(option.name());
     }
+  }
+
+  private static Option option(Workload workload, String name) {
+    return workload.options().stream().filter(o -> o.name().equals(name)).findFirst().orElse(null);
+  }
+
+  /** A flag alone is true; {@code --name=true|false} says which. */
+  private static String flagValue(String name, String value) {
+    if (value == null || value.equals("true")) {
+      return "true";
+    }
+    if (value.equals("false")) {
+      return "false";
+    }
+    throw new IllegalArgumentException(
+        "--" + name + " is a flag: give it alone, or as --" + name + "=false; got '" + value + "'");
   }
 
   private static int positive(String name, String value) {

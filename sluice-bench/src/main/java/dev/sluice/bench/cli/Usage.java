@@ -39,7 +39,8 @@ public final class Usage {
         Options of every workload:
           --impl all|ARM[,ARM]...   arms to run: all of the workload's (the default), one, or a
                                     comma list (sluice, netty; the TLS workloads also have
-                                    netty-openssl); they alternate A B C A B C ... in that order
+                                    netty-openssl, the proxy workloads haproxy); they
+                                    alternate A B C A B C ... in that order
           --runs N                  runs per arm (default 5); figures are medians [min .. max]
           --json                    end the output with one line of JSON
           --timeout-s N             give up when a child is silent this long (default 600)
@@ -64,10 +65,10 @@ public final class Usage {
       out.append(
           String.format(
               Locale.ROOT,
-              "  --%-20s %s (default %s)%n",
-              o.name() + " V",
+              "  --%-20s %s%s%n",
+              o.flag() ? o.name() : o.name() + " V",
               o.description(),
-              o.defaultValue()));
+              o.flag() ? " (a flag; off unless given)" : " (default " + o.defaultValue() + ")"));
     }
     out.append("\nFields (medians over runs, with min and max):\n");
     for (Field f : workload.fields(Params.of(defaults))) {

@@ -15,7 +15,9 @@ public enum Impl {
   /** Netty's NIO transport; its TLS is {@code SslHandler} on the JDK's SSLEngine. */
   NETTY("netty", "Netty"),
   /** Netty as {@link #NETTY}, with {@code SslHandler} on OpenSSL (netty-tcnative's BoringSSL). */
-  NETTY_OPENSSL("netty-openssl", "Netty OpenSSL");
+  NETTY_OPENSSL("netty-openssl", "Netty OpenSSL"),
+  /** HAProxy (Debian's package), a proxy process of its own: the proxy workloads' third arm. */
+  HAPROXY("haproxy", "HAProxy");
 
   private final String id;
   private final String displayName;

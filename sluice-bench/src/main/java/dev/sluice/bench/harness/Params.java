@@ -73,6 +73,18 @@ public final class Params {
     return value;
   }
 
+  /** {@code name} as a flag ({@link Option#flag}): {@code true} or {@code false}. */
+  public boolean flag(String name) {
+    String value = string(name);
+    return switch (value) {
+      case "true" -> true;
+      case "false" -> false;
+      default ->
+          throw new IllegalArgumentException(
+              "--" + name + " is true or false, got '" + value + "'");
+    };
+  }
+
   /** {@code name} as a byte count; accepts suffixes k, m, g (binary: 1k = 1024). */
   public long bytes(String name) {
     return parseBytes(name, string(name));

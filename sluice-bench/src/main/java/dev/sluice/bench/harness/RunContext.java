@@ -53,7 +53,21 @@ public final class RunContext {
    * is the one that connects (an idle-connections workload measures the server).
    */
   public ChildProcess startPeer(Params extra) throws IOException {
-    return ChildProcess.start("peer", command(Role.PEER, null, merged(extra)));
+    return startPeer("peer", extra);
+  }
+
+  /**
+   * Starts a peer JVM named {@code label} in messages, with {@code extra} params: a workload with
+   * more than one peer process (the proxy workloads' load client and echo upstream) tells them
+   * apart by a param.
+   */
+  public ChildProcess startPeer(String label, Params extra) throws IOException {
+    return ChildProcess.start(label, command(Role.PEER, null, merged(extra)));
+  }
+
+  /** The flags the children started here run with. */
+  public List<String> jvmFlags() {
+    return jvmFlags;
   }
 
   /** Starts the measured JVM for {@code impl}, with {@code extra} params (e.g. the peer's port). */

@@ -7,6 +7,7 @@ public enum Unit {
   BYTES,
   MILLIS,
   MICROS,
+  SECONDS,
   MIB_PER_SEC,
   RATIO,
   COUNT;
@@ -23,6 +24,7 @@ public enum Unit {
       case BYTES -> formatBytes(value);
       case MILLIS -> String.format(Locale.ROOT, "%.0f ms", value);
       case MICROS -> String.format(Locale.ROOT, "%.1f us", value);
+      case SECONDS -> String.format(Locale.ROOT, "%.2f s", value);
       case MIB_PER_SEC -> String.format(Locale.ROOT, "%.0f MiB/s", value);
       case RATIO -> String.format(Locale.ROOT, "%.2fx", value);
       case COUNT -> String.format(Locale.ROOT, "%.0f", value);

@@ -38,7 +38,7 @@ public final class NettyTls {
         requireOpenSsl();
         yield new NettyTls(tls, SslProvider.OPENSSL);
       }
-      case SLUICE -> throw new IllegalArgumentException("Sluice is not a Netty arm");
+      default -> throw new IllegalArgumentException(impl.displayName() + " is not a Netty arm");
     };
   }
 

@@ -5,6 +5,11 @@ import dev.sluice.bench.workload.bigwrite.BigWriteWorkload;
 import dev.sluice.bench.workload.bulk.BulkWorkload;
 import dev.sluice.bench.workload.echo.PingPongWorkload;
 import dev.sluice.bench.workload.echo.SizeSweepWorkload;
+import dev.sluice.bench.workload.proxy.BurstIdleWorkload;
+import dev.sluice.bench.workload.proxy.ConnRateWorkload;
+import dev.sluice.bench.workload.proxy.ProxyIdleWorkload;
+import dev.sluice.bench.workload.proxy.ProxyPingPongWorkload;
+import dev.sluice.bench.workload.proxy.ProxyThroughputWorkload;
 import dev.sluice.bench.workload.retention.RetentionWorkload;
 import dev.sluice.bench.workload.tlsidle.TlsIdleWorkload;
 import dev.sluice.bench.workload.tlsretention.TlsRetentionWorkload;
@@ -23,7 +28,12 @@ public final class Workloads {
           new SizeSweepWorkload(),
           new TlsRetentionWorkload(),
           new TlsThroughputWorkload(),
-          new TlsIdleWorkload());
+          new TlsIdleWorkload(),
+          new ProxyIdleWorkload(),
+          new BurstIdleWorkload(),
+          new ProxyThroughputWorkload(),
+          new ProxyPingPongWorkload(),
+          new ConnRateWorkload());
 
   private Workloads() {}
 

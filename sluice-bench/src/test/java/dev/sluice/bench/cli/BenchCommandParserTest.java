@@ -111,4 +111,27 @@ class BenchCommandParserTest {
     assertThatThrownBy(() -> BenchCommandParser.parse(List.of("bigwrite", "--buffer", "mapped")))
         .hasMessageContaining("heap, direct or both");
   }
+
+  @Test
+  void aFlagTakesNoValueAndMayBeTurnedOffExplicitly() {
+    assertThat(BenchCommandParser.parse(List.of("proxyidle")).params().asMap())
+        .containsEntry("tls", "false");
+    BenchRequest on = BenchCommandParser.parse(List.of("proxyidle", "--tls", "--runs", "2"));
+    assertThat(on.params().asMap()).containsEntry("tls", "true");
+    assertThat(on.runs()).isEqualTo(2);
+    assertThat(BenchCommandParser.parse(List.of("proxyidle", "--tls=false")).params().asMap())
+        .containsEntry("tls", "false");
+    assertThatThrownBy(() -> BenchCommandParser.parse(List.of("proxyidle", "--tls=yes")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--tls is a flag");
+  }
+
+  @Test
+  void theProxyWorkloadsHaveTheHaproxyArm() {
+    assertThat(BenchCommandParser.parse(List.of("proxyidle", "--impl", "haproxy")).impls())
+        .containsExactly(Impl.HAPROXY);
+    assertThatThrownBy(() -> BenchCommandParser.parse(List.of("tlsidle", "--impl", "haproxy")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("tlsidle has no arm haproxy");
+  }
 }

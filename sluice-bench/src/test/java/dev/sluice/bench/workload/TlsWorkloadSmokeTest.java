@@ -6,6 +6,7 @@ import dev.sluice.bench.Main;
 import dev.sluice.bench.testing.BenchRun;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -97,11 +98,43 @@ class TlsWorkloadSmokeTest {
     assertThat(outcome.stderr()).contains("INTEGRITY FAILURE", "wrong byte at stream offset 5000");
   }
 
+  /**
+   * {@code --breakdown on}: every arm reports where its RSS growth went (smaps by range, NMT,
+   * malloc) and what trimming the malloc arenas gave back, and every child ran with NMT.
+   */
+  @Test
+  @SuppressWarnings("unchecked")
+  void tlsidleBreaksTheRssGrowthDown() {
+    BenchRun outcome =
+        BenchRun.of(
+            "tlsidle --connections 10 --warmup-connections 5 --breakdown on --impl sluice,netty"
+                .split(" "));
+    assertThat(outcome.status()).as(outcome.stderr()).isEqualTo(Main.OK);
+    Map<String, Object> json = outcome.lastLineJson();
+    assertThat((List<String>) json.get("jvmFlags")).contains("-XX:NativeMemoryTracking=summary");
+    Map<String, Object> arms = (Map<String, Object>) json.get("arms");
+    arms.forEach(
+        (id, arm) ->
+            assertThat((Map<String, Object>) arm)
+                .containsKeys(
+                    "rssPerConnectionBy",
+                    "oldGenPeakPerConnection",
+                    "nmtPerConnection",
+                    "nmtPerConnectionBy",
+                    "mallocPerConnectionBy",
+                    "trimmedBytes"));
+    Map<String, Object> rss =
+        (Map<String, Object>) ((Map<String, Object>) arms.get("sluice")).get("rssPerConnectionBy");
+    assertThat(rss).containsKeys("javaHeap", "codeCache", "otherAnonymous", "fileBacked");
+  }
+
   @ParameterizedTest
-  @ValueSource(strings = {"tlsretention --tls 1.1", "tlsidle --transport quic"})
+  @ValueSource(
+      strings = {"tlsretention --tls 1.1", "tlsidle --transport quic", "tlsidle --breakdown yes"})
   void aBadTlsOptionIsAUsageError(String command) {
     BenchRun outcome = BenchRun.of(command.split(" "));
     assertThat(outcome.status()).isEqualTo(Main.USAGE);
-    assertThat(outcome.stderr()).containsAnyOf("--tls expects", "--transport expects");
+    assertThat(outcome.stderr())
+        .containsAnyOf("--tls expects", "--transport expects", "--breakdown expects");
   }
 }

@@ -93,6 +93,8 @@ final class DemoSetup implements AutoCloseable {
             upstreams: [{address: 127.0.0.1:%d}]   # the built-in echo upstream
         timeouts: {connect: 5s, idle: 1h, handshake: 10s, drain: 5s}
         buffers: {readBufferSize: 64KiB, maxBytesInFlight: 64MiB}
+        admin: {address: 127.0.0.1:9000}   # status page, /metrics, /ready, /live, /dump
+        accessLog: stdout                  # a JSON line per closed connection
         """
         .formatted(PASSWORD, port);
   }

@@ -1,11 +1,12 @@
 package dev.sluice.proxy.cli;
 
+import dev.sluice.proxy.config.AccessLogTarget;
 import dev.sluice.proxy.config.ConfigException;
 import dev.sluice.proxy.config.ConfigReader;
 import dev.sluice.proxy.config.ListenerConfig;
 import dev.sluice.proxy.config.ProxyConfig;
 import dev.sluice.proxy.runtime.PairObserver;
-import dev.sluice.proxy.runtime.ProxyService;
+import dev.sluice.proxy.service.ProxyService;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -21,12 +22,18 @@ import picocli.CommandLine.Option;
 @Command(
     name = "sluice",
     mixinStandardHelpOptions = true,
-    version = "sluice 0.1.0",
+    version = "sluice " + dev.sluice.proxy.Version.NUMBER,
     description = {
       "A TCP/TLS proxy whose memory tracks the bytes in flight, not the connections.",
       "With no command, runs the proxy on an embedded demo configuration."
     },
-    subcommands = {Main.Run.class, Main.Check.class, Main.Demo.class, Main.Bench.class},
+    subcommands = {
+      Main.Run.class,
+      Main.Check.class,
+      Main.Status.class,
+      Main.Demo.class,
+      Main.Bench.class
+    },
     footer = {
       "",
       "Configuration reference: sluice-proxy/config/reference.yaml (every option, commented)."
@@ -102,7 +109,10 @@ public final class Main implements Callable<Integer> {
                           cleanup.close();
                         }
                       }));
-      banner(out, service, demo != null);
+      // With the access log on stdout, stdout is only the log's: the banner goes to stderr.
+      boolean logOnStdout =
+          proxyConfig.accessLog() instanceof AccessLogTarget.Stdout && demo == null;
+      banner(logOnStdout ? err : out, service, demo != null);
       service.awaitStop();
       return 0;
     }
@@ -118,7 +128,7 @@ public final class Main implements Callable<Integer> {
         out.printf(
             "  %-10s %-22s %s%n",
             l.name(),
-            listener.boundAddress(),
+            dev.sluice.proxy.config.Endpoint.format(listener.boundAddress()),
             l.tls() == null ? "TCP" : l.tls().getClass().getSimpleName().toLowerCase());
       }
       if (demo) {
@@ -127,6 +137,13 @@ public final class Main implements Callable<Integer> {
         out.println("  openssl s_client -connect 127.0.0.1:7443 -servername localhost -quiet");
         out.println(
             "Run your own: ./sluice run --config FILE (reference: sluice-proxy/config/reference.yaml)");
+      }
+      if (service.admin() != null) {
+        String admin = service.admin().addressText();
+        out.println("Status page http://" + admin + "/  metrics http://" + admin + "/metrics");
+        if (demo) {
+          out.println("  ./sluice status     (the runtime tree: loops, listeners, pairs)");
+        }
       }
       out.println("Ctrl-C or SIGTERM drains open connections and stops.");
       out.flush();
@@ -162,6 +179,87 @@ public final class Main implements Callable<Integer> {
         spec.commandLine().getErr().println(e.getMessage());
         return 2;
       }
+    }
+  }
+
+  /** Prints a running proxy's readiness and runtime tree, from its admin listener. */
+  @Command(
+      name = "status",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Prints a running proxy's readiness and its runtime tree (loops, pairs, listeners,",
+        "upstreams), read from its admin listener. Exit 0 when ready, 1 when not, 2 when",
+        "it cannot be reached."
+      })
+  static final class Status implements Callable<Integer> {
+    @Option(
+        names = "--admin",
+        paramLabel = "HOST:PORT",
+        description =
+            "The admin listener (default: the one --config names, else ${DEFAULT-VALUE}).",
+        defaultValue = "127.0.0.1:9000")
+    String admin;
+
+    @Option(
+        names = "--config",
+        paramLabel = "FILE",
+        description = "Take the admin address from this configuration.")
+    Path config;
+
+    @Option(
+        names = "--pairs",
+        paramLabel = "N",
+        description = "List at most N pairs per loop (default: ${DEFAULT-VALUE}).",
+        defaultValue = "1000")
+    int pairs;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      PrintWriter out = spec.commandLine().getOut();
+      PrintWriter err = spec.commandLine().getErr();
+      String address = admin;
+      if (config != null) {
+        try {
+          ProxyConfig read = ConfigReader.read(config);
+          if (read.admin() == null) {
+            err.println(config + " has no admin listener (admin: {address: HOST:PORT})");
+            return 2;
+          }
+          address = read.admin().address().toString();
+        } catch (ConfigException e) {
+          err.println(e.getMessage());
+          return 2;
+        }
+      }
+      java.net.http.HttpClient http =
+          java.net.http.HttpClient.newBuilder()
+              .connectTimeout(java.time.Duration.ofSeconds(3))
+              .build();
+      try {
+        var ready = get(http, "http://" + address + "/ready");
+        var dump = get(http, "http://" + address + "/dump?pairs=" + Math.max(0, pairs));
+        out.print(ready.body());
+        out.print(dump.body());
+        out.flush();
+        return ready.statusCode() == 200 ? 0 : 1;
+      } catch (java.io.IOException e) {
+        err.println("sluice: no admin listener answers on " + address + ": " + e);
+        return 2;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return 2;
+      }
+    }
+
+    private static java.net.http.HttpResponse<String> get(java.net.http.HttpClient http, String url)
+        throws java.io.IOException, InterruptedException {
+      return http.send(
+          java.net.http.HttpRequest.newBuilder(java.net.URI.create(url))
+              .timeout(java.time.Duration.ofSeconds(10))
+              .build(),
+          java.net.http.HttpResponse.BodyHandlers.ofString());
     }
   }
 

@@ -2,6 +2,7 @@ package dev.sluice.proxy.cluster;
 
 import dev.sluice.proxy.forward.CloseCause;
 import dev.sluice.proxy.forward.Pair;
+import dev.sluice.proxy.forward.Side;
 import dev.sluice.tls.TlsClient;
 import java.net.SocketAddress;
 import java.util.concurrent.atomic.AtomicLong;
@@ -25,6 +26,8 @@ public final class UpstreamTarget implements Pair.Upstream {
   private final LongAdder connects = new LongAdder();
   private final LongAdder connectFailures = new LongAdder();
   private final LongAdder ejections = new LongAdder();
+  private final LongAdder bytesToUpstream = new LongAdder();
+  private final LongAdder bytesFromUpstream = new LongAdder();
   private volatile boolean draining;
 
   /** Smooth weighted round-robin's running weight; guarded by the cluster's balancer. */
@@ -108,6 +111,21 @@ public final class UpstreamTarget implements Pair.Upstream {
   /** Times passive health took it out. */
   public long ejections() {
     return ejections.sum();
+  }
+
+  /** Bytes its pairs' clients sent to it (read from the clients). */
+  public long bytesSent() {
+    return bytesToUpstream.sum();
+  }
+
+  /** Bytes it sent back (read from it). */
+  public long bytesReceived() {
+    return bytesFromUpstream.sum();
+  }
+
+  @Override
+  public void bytesRead(Side side, int bytes) {
+    (side == Side.CLIENT ? bytesToUpstream : bytesFromUpstream).add(bytes);
   }
 
   @Override

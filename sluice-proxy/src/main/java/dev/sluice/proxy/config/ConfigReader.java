@@ -106,7 +106,8 @@ public final class ConfigReader {
   }
 
   private ProxyConfig proxy(YamlNode root) {
-    Map<String, YamlNode> f = root.fields("listeners", "clusters", "timeouts", "buffers");
+    Map<String, YamlNode> f =
+        root.fields("listeners", "clusters", "timeouts", "buffers", "admin", "accessLog");
     Map<String, YamlNode> t =
         f.containsKey("timeouts")
             ? f.get("timeouts")
@@ -156,7 +157,65 @@ public final class ConfigReader {
         listeners.add(listener);
       }
     }
-    return new ProxyConfig(listeners, clusters, buffers.maxBytesInFlight, drain, file);
+    AdminConfig admin = f.containsKey("admin") ? admin(f.get("admin"), addresses) : null;
+    AccessLogTarget accessLog = f.containsKey("accessLog") ? accessLog(f.get("accessLog")) : null;
+    return new ProxyConfig(
+        listeners, clusters, buffers.maxBytesInFlight, drain, admin, accessLog, file);
+  }
+
+  // ---- the operator surface ----
+
+  private AdminConfig admin(YamlNode node, Set<String> listenerAddresses) {
+    Map<String, YamlNode> f = node.fields("address");
+    YamlNode address = require(node, f, "address");
+    Endpoint endpoint = endpoint(address);
+    if (endpoint == null) {
+      return null;
+    }
+    if (!(endpoint instanceof Endpoint.Tcp tcp)) {
+      address.problem("the admin listener needs a TCP address (host:port)");
+      return null;
+    }
+    if (tcp.port() != 0 && listenerAddresses.contains(tcp.toString())) {
+      address.problem("a listener is on " + tcp + " already");
+    }
+    return new AdminConfig(tcp);
+  }
+
+  private AccessLogTarget accessLog(YamlNode node) {
+    if (node.isScalar()) {
+      String text = node.text().orElse("");
+      if (text.equals("stdout")) {
+        return new AccessLogTarget.Stdout();
+      }
+      node.problem("'" + text + "' is not stdout; write {path: FILE} for a file");
+      return null;
+    }
+    Map<String, YamlNode> f = node.fields("path");
+    YamlNode path = require(node, f, "path");
+    String text = path == null ? null : path.text().orElse(null);
+    if (text == null) {
+      return null;
+    }
+    if (text.isBlank()) {
+      path.problem("is empty");
+      return null;
+    }
+    Path file = baseDir.resolve(text).normalize();
+    Path dir = file.getParent();
+    if (Files.isDirectory(file)) {
+      path.problem(file + " is a directory");
+      return null;
+    }
+    if (dir != null && !Files.isDirectory(dir)) {
+      path.problem("no directory " + dir + " to write the access log in");
+      return null;
+    }
+    if (Files.exists(file) ? !Files.isWritable(file) : dir != null && !Files.isWritable(dir)) {
+      path.problem("cannot write " + file + " (permissions)");
+      return null;
+    }
+    return new AccessLogTarget.File(file);
   }
 
   // ---- listeners ----

@@ -11,6 +11,23 @@ public sealed interface Endpoint {
   /** The address to bind or connect to (a TCP host name is resolved here). */
   SocketAddress socketAddress();
 
+  /**
+   * {@code address} as an operator writes it: {@code 10.0.0.1:443}, {@code [::1]:443}, {@code
+   * unix:/run/app.sock} (the JDK's own form has a leading slash); null stays null.
+   */
+  static String format(SocketAddress address) {
+    return switch (address) {
+      case null -> null;
+      case InetSocketAddress inet when inet.getAddress() != null -> {
+        String host = inet.getAddress().getHostAddress();
+        yield (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + inet.getPort();
+      }
+      case InetSocketAddress inet -> inet.getHostString() + ":" + inet.getPort();
+      case UnixDomainSocketAddress unix -> "unix:" + unix.getPath();
+      default -> address.toString();
+    };
+  }
+
   /** TCP: a host name or IP literal and a port. */
   record Tcp(String host, int port) implements Endpoint {
     @Override

@@ -10,6 +10,8 @@ import java.util.Optional;
  * @param clusters named groups of upstreams
  * @param maxBytesInFlight the most bytes the whole proxy holds in pending copies
  * @param drainTimeout how long a graceful shutdown lets pairs finish before closing them
+ * @param admin the admin listener (metrics, status page, readiness), or null for none
+ * @param accessLog where a line per closed pair goes, or null for nowhere
  * @param source where it was read from (a file, or {@code <embedded>})
  */
 public record ProxyConfig(
@@ -17,6 +19,8 @@ public record ProxyConfig(
     List<ClusterConfig> clusters,
     long maxBytesInFlight,
     java.time.Duration drainTimeout,
+    AdminConfig admin,
+    AccessLogTarget accessLog,
     String source) {
 
   public ProxyConfig {

@@ -123,4 +123,43 @@ public final class Units {
     }
     return String.format(Locale.ROOT, "%dms", ms);
   }
+
+  /** A time span for people, rounded (850us, 12.3ms, 4.1s, 3m12s, 2h05m, 3d04h), for dumps. */
+  public static String formatNanos(long nanos) {
+    if (nanos < 1_000_000) {
+      return nanos / 1000 + "us";
+    }
+    if (nanos < 1_000_000_000) {
+      return String.format(Locale.ROOT, "%.1fms", nanos / 1e6);
+    }
+    long s = nanos / 1_000_000_000;
+    if (s < 60) {
+      return String.format(Locale.ROOT, "%.1fs", nanos / 1e9);
+    }
+    if (s < 3600) {
+      return String.format(Locale.ROOT, "%dm%02ds", s / 60, s % 60);
+    }
+    if (s < 86_400) {
+      return String.format(Locale.ROOT, "%dh%02dm", s / 3600, (s % 3600) / 60);
+    }
+    return String.format(Locale.ROOT, "%dd%02dh", s / 86_400, (s % 86_400) / 3600);
+  }
+
+  /** A size for people, rounded to three digits (512B, 1.5KiB, 230MiB), for dumps and pages. */
+  public static String formatBytes(double bytes) {
+    String[] units = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    int unit = 0;
+    while (Math.abs(bytes) >= 1024 && unit < units.length - 1) {
+      bytes /= 1024;
+      unit++;
+    }
+    if (unit == 0) {
+      return Math.round(bytes) + "B";
+    }
+    return String.format(
+        Locale.ROOT,
+        Math.abs(bytes) < 10 ? "%.2f%s" : Math.abs(bytes) < 100 ? "%.1f%s" : "%.0f%s",
+        bytes,
+        units[unit]);
+  }
 }

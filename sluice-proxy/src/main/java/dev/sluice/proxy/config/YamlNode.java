@@ -112,6 +112,10 @@ final class YamlNode {
     return node instanceof SequenceNode;
   }
 
+  boolean isScalar() {
+    return node instanceof ScalarNode;
+  }
+
   private String child(String name) {
     return path.isEmpty() ? name : path + "." + name;
   }

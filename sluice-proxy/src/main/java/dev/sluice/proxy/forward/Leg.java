@@ -6,6 +6,7 @@ import dev.sluice.net.Connection;
 import dev.sluice.net.ConnectionHandler;
 import dev.sluice.net.EventLoop;
 import dev.sluice.net.WriteListener;
+import dev.sluice.proxy.config.Endpoint;
 import dev.sluice.tls.TlsConnection;
 import dev.sluice.tls.TlsHandshakeListener;
 import java.nio.ByteBuffer;
@@ -96,6 +97,7 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
     ByteBuffer data = bytes.buffer();
     bytesRead += data.remaining();
     reads++;
+    pair.countRead(side, data.remaining());
     Connection dest = peer().connection;
     if (dest == null || !pair.forwarding()) {
       keepEarly(data);
@@ -221,7 +223,7 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
   public String toString() {
     return side.name().toLowerCase(java.util.Locale.ROOT)
         + "["
-        + (connection == null ? "-" : connection.remoteAddress())
+        + (connection == null ? "-" : Endpoint.format(connection.remoteAddress()))
         + " read "
         + bytesRead
         + " B"

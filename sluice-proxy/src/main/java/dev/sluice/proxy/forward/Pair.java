@@ -7,6 +7,7 @@ import dev.sluice.net.EventLoop;
 import dev.sluice.net.SocketOptions;
 import dev.sluice.proxy.config.ReadSizes;
 import dev.sluice.proxy.config.TimeoutSettings;
+import dev.sluice.proxy.config.Units;
 import dev.sluice.proxy.proxyprotocol.ProxyHeader;
 import dev.sluice.tls.TlsClient;
 import dev.sluice.tls.TlsConnection;
@@ -33,6 +34,9 @@ public final class Pair {
 
   /** What a pair needs from the listener it came in on. */
   public interface Owner {
+    /** The listener's name, for dumps and logs. */
+    String name();
+
     /** The proxy-wide bound on bytes in pending copies. */
     InFlightBudget budget();
 
@@ -58,6 +62,9 @@ public final class Pair {
 
     /** The pair began forwarding. */
     default void onForwarding(Pair pair) {}
+
+    /** A leg read {@code bytes} from its side (for live byte counters: runs on the loop). */
+    default void onBytesRead(Side side, int bytes) {}
 
     /** The pair ended, for good: counters, the access log. Called exactly once per pair. */
     void onClosed(Pair pair);
@@ -98,6 +105,9 @@ public final class Pair {
 
     /** A pair connected to it ended with {@code cause}. */
     default void released(CloseCause cause) {}
+
+    /** A pair connected to it read {@code bytes} from {@code side}. */
+    default void bytesRead(Side side, int bytes) {}
   }
 
   private enum State {
@@ -252,6 +262,14 @@ public final class Pair {
     return connectedNanos == 0 ? -1 : connectedNanos - firstConnectNanos;
   }
 
+  /** A leg read {@code bytes}: the live counters hear of it. */
+  void countRead(Side side, int bytes) {
+    owner.onBytesRead(side, bytes);
+    if (target != null) {
+      target.bytesRead(side, bytes);
+    }
+  }
+
   /** How many connects it took (0 when none was tried). */
   public int connectAttempts() {
     return tried.size() + (connectedNanos != 0 ? 1 : 0);
@@ -265,6 +283,11 @@ public final class Pair {
   /** How long the pair has lived, or lived, in ns. */
   public long ageNanos() {
     return System.nanoTime() - openedNanos;
+  }
+
+  /** The name of the listener it came in on. */
+  public String listenerName() {
+    return owner.name();
   }
 
   /** A one-line state for dumps. */
@@ -661,6 +684,24 @@ public final class Pair {
 
   private long lastActivityNanos() {
     return Math.max(client.connection.lastActivityNanos(), upstream.connection.lastActivityNanos());
+  }
+
+  /**
+   * A line for the runtime dump: state, age, how long nothing moved, each leg with its address,
+   * bytes and what is pending, and where it goes. Loop thread only.
+   */
+  public String dumpLine(long nowNanos) {
+    StringBuilder b = new StringBuilder(160).append(state());
+    b.append(" age ").append(Units.formatNanos(nowNanos - openedNanos));
+    if (client.connection != null && upstream.connection != null) {
+      b.append(" idle ").append(Units.formatNanos(Math.max(0, nowNanos - lastActivityNanos())));
+    }
+    b.append(' ').append(client).append(" -> ").append(target == null ? "-" : target.name());
+    b.append(' ').append(upstream);
+    if (serverName != null) {
+      b.append(" sni ").append(serverName);
+    }
+    return b.toString();
   }
 
   @Override

@@ -1,14 +1,16 @@
 package dev.sluice.proxy.metrics;
 
 import dev.sluice.proxy.forward.CloseCause;
+import dev.sluice.proxy.forward.Side;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * What one listener's pairs have done: accepted, open now, closed by cause, bytes each way. Updated
- * from the loops without locks; read from anywhere (the operator surface, tests).
+ * What one listener's pairs have done: accepted, open now, closed by cause, bytes each way (counted
+ * as they are read, so that long-lived pairs show). Updated from the loops without locks; read from
+ * anywhere (the operator surface, tests).
  */
 public final class ListenerStats {
   private final String listener;
@@ -34,12 +36,15 @@ public final class ListenerStats {
     open.incrementAndGet();
   }
 
-  /** A pair ended with {@code cause}, having read these bytes from each side. */
-  public void closed(CloseCause cause, long fromClient, long fromUpstream) {
+  /** A pair ended with {@code cause}. */
+  public void closed(CloseCause cause) {
     open.decrementAndGet();
     closed[cause.ordinal()].increment();
-    bytesFromClients.add(fromClient);
-    bytesFromUpstreams.add(fromUpstream);
+  }
+
+  /** A pair read {@code bytes} from {@code side}: counted as they move, not when the pair ends. */
+  public void read(Side side, int bytes) {
+    (side == Side.CLIENT ? bytesFromClients : bytesFromUpstreams).add(bytes);
   }
 
   public long acceptedCount() {

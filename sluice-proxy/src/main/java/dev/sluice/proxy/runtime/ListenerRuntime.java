@@ -53,7 +53,7 @@ public final class ListenerRuntime implements Pair.Owner {
   private final InFlightBudget budget;
   private final PairObserver observer;
   private volatile Settings settings;
-  private Listener listener;
+  private volatile Listener listener;
   private Path unixPath;
   private Object unixInode;
 
@@ -136,6 +136,18 @@ public final class ListenerRuntime implements Pair.Owner {
         LOG.debug("could not remove {}", unixPath, e);
       }
     }
+  }
+
+  /** Times accepting paused because file descriptors ran out (the core backs off). */
+  public long acceptBackoffs() {
+    Listener bound = listener;
+    return bound == null ? 0 : bound.acceptBackoffCount();
+  }
+
+  /** Whether its socket is bound and accepting. */
+  public boolean isBound() {
+    Listener bound = listener;
+    return bound != null && !bound.isClosed();
   }
 
   Settings settings() {
@@ -283,8 +295,13 @@ public final class ListenerRuntime implements Pair.Owner {
   }
 
   @Override
+  public void onBytesRead(dev.sluice.proxy.forward.Side side, int bytes) {
+    stats.read(side, bytes);
+  }
+
+  @Override
   public void onClosed(Pair pair) {
-    stats.closed(pair.cause(), pair.client().bytesRead(), pair.upstream().bytesRead());
+    stats.closed(pair.cause());
     observer.onPairClosed(this, pair);
   }
 

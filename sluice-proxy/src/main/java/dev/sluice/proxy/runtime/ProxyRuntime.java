@@ -129,7 +129,7 @@ public final class ProxyRuntime implements AutoCloseable {
     return listeners.get(name);
   }
 
-  /** The clusters, by name. */
+  /** The clusters, by name, in configuration order. */
   public Map<String, Cluster> clusters() {
     return clusters;
   }
@@ -137,6 +137,11 @@ public final class ProxyRuntime implements AutoCloseable {
   /** The proxy-wide bound on bytes in pending copies, with what it holds now. */
   public InFlightBudget budget() {
     return budget;
+  }
+
+  /** Whether a shutdown began (the proxy drains and takes no new connections). */
+  public synchronized boolean isStopping() {
+    return stopped;
   }
 
   /** The event loops. */
@@ -335,7 +340,7 @@ public final class ProxyRuntime implements AutoCloseable {
         map.put(c.name(), new Cluster(c, resolver, tls));
       }
     }
-    return Map.copyOf(map);
+    return java.util.Collections.unmodifiableMap(map); // in configuration order, for pages
   }
 
   /** Starts the checks and refreshes of the clusters that are new, stops those of the gone ones. */

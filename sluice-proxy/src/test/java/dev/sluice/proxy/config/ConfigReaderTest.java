@@ -578,7 +578,7 @@ class ConfigReaderTest {
                 bad.toString(),
                 9,
                 "extra",
-                "unknown field (known here: buffers, clusters, listeners, timeouts)"));
+                "unknown field (known here: accessLog, admin, buffers, clusters, listeners, timeouts)"));
 
     Path missing = conf.resolve("missing.yaml");
     ConfigException none =
@@ -624,7 +624,7 @@ class ConfigReaderTest {
                 FILE,
                 lineOf(yaml, "listners"),
                 "listners",
-                "unknown field (known here: buffers, clusters, listeners, timeouts)"));
+                "unknown field (known here: accessLog, admin, buffers, clusters, listeners, timeouts)"));
   }
 
   @Test
@@ -697,6 +697,27 @@ class ConfigReaderTest {
     assertThat(problems("clusters: [{name: echo, upstreams: [{address: \"127.0.0.1:1\"}]}]\n"))
         .extracting(Problem::line, Problem::path, Problem::message)
         .containsExactly(tuple(1, "", "missing field 'listeners'"));
+  }
+
+  @Test
+  void theOperatorSurfaceIsOffByDefaultAndReadWhenGiven() throws Exception {
+    ProxyConfig none = read(MINIMAL);
+    assertThat(none.admin()).isNull();
+    assertThat(none.accessLog()).isNull();
+    ProxyConfig on = read(MINIMAL + "admin: {address: \"[::1]:9000\"}\naccessLog: stdout\n");
+    assertThat(on.admin().address()).isEqualTo(new Endpoint.Tcp("::1", 9000));
+    assertThat(on.accessLog()).isEqualTo(new AccessLogTarget.Stdout());
+  }
+
+  @Test
+  void aBadAdminListenerIsAProblemOnItsLine() {
+    assertThat(onlyProblem(MINIMAL + "admin: {address: unix:/run/admin.sock}\n").message())
+        .contains("the admin listener needs a TCP address");
+    assertThat(onlyProblem(MINIMAL + "admin: {}\n").message()).contains("missing field 'address'");
+    assertThat(onlyProblem(MINIMAL + "admin: {address: 127.0.0.1:7000}\n").message())
+        .contains("a listener is on 127.0.0.1:7000 already");
+    assertThat(onlyProblem(MINIMAL + "admin: {address: 127.0.0.1:9000, tls: on}\n").message())
+        .contains("unknown field");
   }
 
   @Test

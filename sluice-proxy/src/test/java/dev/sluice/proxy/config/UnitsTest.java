@@ -207,4 +207,33 @@ class UnitsTest {
       assertThat(Units.size(Units.formatSize(bytes))).as("%d", bytes).isEqualTo(bytes);
     }
   }
+
+  @ParameterizedTest
+  @CsvSource({
+    "0, 0us",
+    "999999, 999us",
+    "1000000, 1.0ms",
+    "12345678, 12.3ms",
+    "4100000000, 4.1s",
+    "192000000000, 3m12s",
+    "7500000000000, 2h05m",
+    "273600000000000, 3d04h"
+  })
+  void formatsSpansForPeople(long nanos, String text) {
+    assertThat(Units.formatNanos(nanos)).isEqualTo(text);
+  }
+
+  @ParameterizedTest
+  @CsvSource({
+    "0, 0B",
+    "1023, 1023B",
+    "1024, 1.00KiB",
+    "1536, 1.50KiB",
+    "123456, 121KiB",
+    "67108864, 64.0MiB",
+    "1099511627776, 1.00TiB"
+  })
+  void formatsSizesForPeople(long bytes, String text) {
+    assertThat(Units.formatBytes(bytes)).isEqualTo(text);
+  }
 }

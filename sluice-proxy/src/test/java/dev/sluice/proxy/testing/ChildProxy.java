@@ -39,12 +39,18 @@ public final class ChildProxy implements AutoCloseable {
 
   /** Starts {@code sluice <args>}, output and errors merged. */
   public static ChildProxy start(String... args) throws IOException {
+    return start(List.of(), args);
+  }
+
+  /** Starts {@code sluice <args>} in a JVM with {@code jvmOptions} too. */
+  public static ChildProxy start(List<String> jvmOptions, String... args) throws IOException {
     String java = ProcessHandle.current().info().command().orElse("java");
     List<String> command = new ArrayList<>();
     command.add(java);
     command.add("-XX:+UseSerialGC");
     command.add("--enable-native-access=ALL-UNNAMED");
     command.add("-Dlogback.configurationFile=logback.xml"); // the shipped logging, not the tests'
+    command.addAll(jvmOptions);
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
     command.add("dev.sluice.proxy.cli.Main");
@@ -53,8 +59,8 @@ public final class ChildProxy implements AutoCloseable {
   }
 
   /** Starts {@code sluice run --config FILE} and waits until it says it is running. */
-  public static ChildProxy run(Path config) throws IOException {
-    ChildProxy child = start("run", "--config", config.toString());
+  public static ChildProxy run(Path config, String... jvmOptions) throws IOException {
+    ChildProxy child = start(List.of(jvmOptions), "run", "--config", config.toString());
     child.awaitOutput("Sluice proxy running");
     return child;
   }

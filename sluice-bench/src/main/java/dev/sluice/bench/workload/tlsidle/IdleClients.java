@@ -38,11 +38,8 @@ final class IdleClients implements ChildProgram {
     int exchange = params.intBytes(TlsIdleWorkload.EXCHANGE);
     Corruption corruption = Corruption.from(params);
 
-    List<Socket> warm = open(tls, server, params.intCount(TlsIdleWorkload.WARMUP), exchange, null);
-    for (Socket socket : warm) {
-      socket.close();
-    }
-    control.send("WARM", "connections", warm.size());
+    int warm = churn(tls, server, params.intCount(TlsIdleWorkload.WARMUP), exchange);
+    control.send("WARM", "connections", warm);
     control.await("GO");
     List<String> failures = Collections.synchronizedList(new ArrayList<>());
     long start = System.nanoTime();
@@ -70,7 +67,7 @@ final class IdleClients implements ChildProgram {
     }
   }
 
-  /** What a connection does after its write; null to read and discard the echo. */
+  /** What a connection does after its write: read the echo and check it. */
   @FunctionalInterface
   private interface EchoCheck {
     void check(Socket socket, int index) throws IOException;
@@ -94,11 +91,7 @@ final class IdleClients implements ChildProgram {
                   byte[] message = PayloadPattern.DEFAULT.bytes(0, exchange);
                   socket.getOutputStream().write(message);
                   socket.getOutputStream().flush();
-                  if (check == null) {
-                    new DataInputStream(socket.getInputStream()).readFully(message);
-                  } else {
-                    check.check(socket, index);
-                  }
+                  check.check(socket, index);
                   return socket;
                 }));
       }
@@ -107,6 +100,39 @@ final class IdleClients implements ChildProgram {
         sockets.add(socket.get());
       }
       return sockets;
+    } finally {
+      connectors.shutdownNow();
+    }
+  }
+
+  /**
+   * Opens {@code count} connections, each writing {@code exchange} pattern bytes, reading the echo
+   * and closing, with at most one open per connector thread: the server runs its accept, handshake,
+   * echo and close code {@code count} times while holding only a few connections at once. Returns
+   * how many ran.
+   */
+  private static int churn(BenchTls tls, InetSocketAddress server, int count, int exchange)
+      throws Exception {
+    ExecutorService connectors = Executors.newFixedThreadPool(CONNECTOR_THREADS);
+    try {
+      List<Future<?>> done = new ArrayList<>(count);
+      for (int i = 0; i < count; i++) {
+        done.add(
+            connectors.submit(
+                () -> {
+                  try (Socket socket = connect(tls, server)) {
+                    byte[] message = PayloadPattern.DEFAULT.bytes(0, exchange);
+                    socket.getOutputStream().write(message);
+                    socket.getOutputStream().flush();
+                    new DataInputStream(socket.getInputStream()).readFully(message);
+                  }
+                  return null;
+                }));
+      }
+      for (Future<?> connection : done) {
+        connection.get();
+      }
+      return done.size();
     } finally {
       connectors.shutdownNow();
     }

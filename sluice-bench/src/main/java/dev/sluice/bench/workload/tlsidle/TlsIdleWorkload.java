@@ -13,6 +13,7 @@ import dev.sluice.bench.harness.ProcStatus;
 import dev.sluice.bench.harness.Role;
 import dev.sluice.bench.harness.RunContext;
 import dev.sluice.bench.harness.RunResult;
+import dev.sluice.bench.harness.Smaps;
 import dev.sluice.bench.harness.Unit;
 import dev.sluice.bench.harness.Workload;
 import dev.sluice.bench.tls.BenchCertificate;
@@ -85,9 +86,16 @@ public final class TlsIdleWorkload implements Workload {
     return List.of(
         new Option(CONNECTIONS, "5000", "idle connections (each is one fd in each process)"),
         new Option(EXCHANGE, "16k", "bytes each connection sends and gets echoed before idling"),
-        new Option(WARMUP, "200", "connections opened, exchanged and closed before measuring"),
+        new Option(
+            WARMUP,
+            "6000",
+            "connections opened, exchanged and closed (4 at a time) before measuring"),
         new Option(Transport.OPTION, "tls", "tls, or plain for the control without TLS"),
-        new Option(TlsVersion.OPTION, "1.3", "TLS version: 1.3 or 1.2"));
+        new Option(TlsVersion.OPTION, "1.3", "TLS version: 1.3 or 1.2"),
+        new Option(
+            Breakdown.OPTION,
+            "off",
+            "on: also split the RSS growth by smaps, NMT and malloc (all children run with NMT)"));
   }
 
   @Override
@@ -104,6 +112,11 @@ public final class TlsIdleWorkload implements Workload {
     }
     Transport.parse(params.string(Transport.OPTION));
     TlsVersion.parse(params.string(TlsVersion.OPTION));
+    if (Breakdown.requested(params)) {
+      List<Field> fields = new ArrayList<>(FIELDS);
+      fields.addAll(Breakdown.fields());
+      return List.copyOf(fields);
+    }
     return FIELDS;
   }
 
@@ -111,7 +124,11 @@ public final class TlsIdleWorkload implements Workload {
   public List<String> memoryFlags(Params params) {
     // The peer holds every client socket (a JDK SSLSocket keeps a few KB); a limit reserves
     // nothing.
-    return JvmFlags.maxHeapMiB(1024);
+    List<String> flags = new ArrayList<>(JvmFlags.maxHeapMiB(1024));
+    if (Breakdown.requested(params)) {
+      flags.addAll(Breakdown.jvmFlags());
+    }
+    return List.copyOf(flags);
   }
 
   @Override
@@ -149,13 +166,16 @@ public final class TlsIdleWorkload implements Workload {
           context.startPeer(certificate.with(MeasuredAddress.PORT, listening.field("port")))) {
         peer.await("WARM", timeout);
         measured.send("SETTLE");
+        boolean breakdown = Breakdown.requested(context.params());
         Message baseline = measured.await("SETTLED", timeout);
         ProcStatus before = measured.procStatus();
+        Smaps smapsBefore = breakdown ? Smaps.read(measured.pid()) : null;
         peer.send("GO");
         Message connected = peer.await("CONNECTED", timeout);
         measured.send("SETTLE");
         Message idle = measured.await("SETTLED", timeout);
         ProcStatus after = measured.procStatus();
+        Smaps smapsAfter = breakdown ? Smaps.read(measured.pid()) : null;
         if (idle.longValue("connections") != connections
             || connected.longValue("connections") != connections) {
           throw new IllegalStateException(
@@ -180,11 +200,25 @@ public final class TlsIdleWorkload implements Workload {
               perConnection(idle.longValue("heapGrowth." + owner.id()), connections));
         }
         values.put("connectMs", connected.number("nanos") / 1e6);
+        if (breakdown) {
+          values.putAll(
+              Breakdown.perConnection(baseline, idle, smapsBefore, smapsAfter, connections));
+          measured.send("TRIM");
+          measured.await("TRIMMED", timeout);
+          values.put(
+              "trimmedBytes", (double) (after.vmRssBytes() - measured.procStatus().vmRssBytes()));
+        }
         return RunResult.of(
                 values,
                 "OK".equals(connected.field("integrity")),
                 "echo: " + connected.field("integrityDetail"))
-            .withNotes(BenchTls.libraryNote(listening));
+            .withNotes(BenchTls.libraryNote(listening))
+            .withNotes(
+                Map.of(
+                    "compilersQuietAtReadings",
+                    baseline.field(IdleServerDriver.COMPILERS_QUIET)
+                        + "/"
+                        + idle.field(IdleServerDriver.COMPILERS_QUIET)));
       }
     }
   }

@@ -127,6 +127,7 @@ public final class TlsRetentionWorkload implements Workload {
           case SLUICE -> SluiceTlsRetainingClient::new;
           case NETTY, NETTY_OPENSSL ->
               (params, tls) -> new NettyTlsRetainingClient(params, NettyTls.of(impl, tls));
+          default -> throw Impl.unsupported(name(), impl);
         });
   }
 

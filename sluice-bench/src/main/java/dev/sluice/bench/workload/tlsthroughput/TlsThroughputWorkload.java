@@ -121,6 +121,7 @@ public final class TlsThroughputWorkload implements Workload {
         switch (impl) {
           case SLUICE -> new SluiceTlsSenderServer(params, tls);
           case NETTY, NETTY_OPENSSL -> new NettyTlsSenderServer(params, NettyTls.of(impl, tls));
+          default -> throw Impl.unsupported("tlsthroughput", impl);
         }) {
       control.send("LISTENING", "port", server.port(), BenchTls.LIBRARY, server.tlsLibrary());
       control.await("SETTLE"); // after the peer's warm-up transfer

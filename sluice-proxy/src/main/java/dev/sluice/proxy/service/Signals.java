@@ -1,4 +1,4 @@
-package dev.sluice.proxy.runtime;
+package dev.sluice.proxy.service;
 
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;

@@ -1,0 +1,186 @@
+package dev.sluice.bench.proxy;
+
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * How the harness runs HAProxy: Debian's package (installed with {@code apt-get} when it is
+ * missing), started in the foreground ({@code -db}: no daemon, no master process, so the process
+ * started is the one holding the connections) with a generated configuration: {@code mode tcp},
+ * {@code maxconn} sized to the run (global and frontend), {@code nbthread 2}, splicing off ({@code
+ * nosplice}, and no {@code option splice-*}), the Sluice arm's timeouts (connect 5 s, client and
+ * server 1 h), TLS terminated with {@code bind ... ssl crt PEM}, and an admin socket in the run's
+ * directory from which {@code show info} reads HAProxy's own pool accounting.
+ */
+final class HaproxyArm {
+  /** Threads HAProxy runs (this machine's cores). */
+  static final int THREADS = 2;
+
+  private static final String ADMIN_SOCKET = "admin.sock";
+  private static final List<String> SEARCH =
+      List.of("/usr/sbin", "/usr/local/sbin", "/usr/bin", "/usr/local/bin", "/sbin", "/bin");
+  private static Path executable;
+
+  private HaproxyArm() {}
+
+  /**
+   * The haproxy binary, installed first with {@code apt-get install -y haproxy} when there is none.
+   *
+   * @throws IOException when it is missing and cannot be installed, saying what was tried
+   */
+  static synchronized Path executable() throws IOException, InterruptedException {
+    if (executable == null) {
+      Path found = find();
+      if (found == null) {
+        System.err.println(
+            "haproxy not found: installing Debian's package (apt-get install -y haproxy)");
+        String first = apt("install", "-y", "-q", "haproxy");
+        found = find();
+        if (found == null) {
+          String update = apt("update", "-q");
+          String second = apt("install", "-y", "-q", "haproxy");
+          found = find();
+          if (found == null) {
+            throw new IOException(
+                "the haproxy arm needs HAProxy and could not install it with apt-get:\n"
+                    + first
+                    + "\n"
+                    + update
+                    + "\n"
+                    + second);
+          }
+        }
+      }
+      executable = found;
+    }
+    return executable;
+  }
+
+  private static Path find() {
+    List<String> dirs = new ArrayList<>();
+    String path = System.getenv("PATH");
+    if (path != null) {
+      dirs.addAll(List.of(path.split(java.io.File.pathSeparator)));
+    }
+    dirs.addAll(SEARCH);
+    for (String dir : dirs) {
+      Path candidate = Path.of(dir, "haproxy");
+      if (!dir.isEmpty() && Files.isExecutable(candidate)) {
+        return candidate;
+      }
+    }
+    return null;
+  }
+
+  private static String apt(String... args) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(List.of("apt-get"));
+    command.addAll(List.of(args));
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+    builder.environment().put("DEBIAN_FRONTEND", "noninteractive");
+    Process process;
+    try {
+      process = builder.start();
+    } catch (IOException e) {
+      return "apt-get " + String.join(" ", args) + ": " + e.getMessage();
+    }
+    process.getOutputStream().close();
+    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!process.waitFor(10, TimeUnit.MINUTES)) {
+      process.destroyForcibly();
+    }
+    String tail = output.lines().reduce((a, b) -> b).orElse("");
+    return "apt-get " + String.join(" ", args) + ": exit " + process.exitValue() + ": " + tail;
+  }
+
+  /** The first line of {@code haproxy -v}, e.g. {@code HAProxy version 2.6.12-1+deb12u3 ...}. */
+  static String version(Path haproxy) throws IOException, InterruptedException {
+    Process process =
+        new ProcessBuilder(haproxy.toString(), "-v").redirectErrorStream(true).start();
+    process.getOutputStream().close();
+    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    process.waitFor(30, TimeUnit.SECONDS);
+    return output.lines().findFirst().orElse("unknown").strip();
+  }
+
+  /** The configuration for {@code setup}; its admin socket lives in {@code workDir}. */
+  static String config(ProxySetup setup, Path workDir) {
+    int maxconn = setup.maxConnections();
+    StringBuilder cfg = new StringBuilder();
+    cfg.append("global\n")
+        .append("    maxconn ")
+        .append(maxconn)
+        .append('\n')
+        .append("    nbthread ")
+        .append(THREADS)
+        .append('\n')
+        .append("    nosplice\n")
+        .append("    stats socket ")
+        .append(workDir.resolve(ADMIN_SOCKET))
+        .append(" mode 600 level admin\n")
+        .append("defaults\n")
+        .append("    mode tcp\n")
+        .append("    timeout connect 5s\n")
+        .append("    timeout client 1h\n")
+        .append("    timeout server 1h\n")
+        .append("frontend bench\n")
+        .append("    bind ")
+        .append(ProxySetup.hostPort(setup.listen()));
+    if (setup.tls() != null) {
+      cfg.append(" ssl crt ").append(setup.tls().combined());
+    }
+    cfg.append('\n')
+        .append("    maxconn ")
+        .append(maxconn)
+        .append('\n')
+        .append("    default_backend echo\n")
+        .append("backend echo\n")
+        .append("    server echo ")
+        .append(ProxySetup.hostPort(setup.upstream()))
+        .append('\n');
+    return cfg.toString();
+  }
+
+  /** The command that runs HAProxy in the foreground with {@code config}. */
+  static List<String> command(Path haproxy, Path config) {
+    return List.of(haproxy.toString(), "-f", config.toString(), "-db");
+  }
+
+  /**
+   * The bytes HAProxy's memory pools hold in objects in use ({@code PoolUsed_bytes} of {@code show
+   * info} on the admin socket): its own count of its sessions, streams, connections and buffers.
+   * OpenSSL's allocations are not in it.
+   */
+  static long poolUsedBytes(ProxyProcess proxy) throws IOException {
+    String info = adminCommand(proxy.workDir().resolve(ADMIN_SOCKET), "show info");
+    for (String line : info.split("\n")) {
+      if (line.startsWith("PoolUsed_bytes:")) {
+        return Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
+      }
+    }
+    throw new IOException("HAProxy's show info has no PoolUsed_bytes line:\n" + info);
+  }
+
+  private static String adminCommand(Path socket, String command) throws IOException {
+    try (SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+      channel.connect(UnixDomainSocketAddress.of(socket));
+      channel.write(ByteBuffer.wrap((command + "\n").getBytes(StandardCharsets.US_ASCII)));
+      ByteBuffer buffer = ByteBuffer.allocate(64 * 1024);
+      StringBuilder out = new StringBuilder();
+      while (channel.read(buffer) >= 0) {
+        buffer.flip();
+        out.append(StandardCharsets.US_ASCII.decode(buffer));
+        buffer.clear();
+      }
+      return out.toString();
+    }
+  }
+}

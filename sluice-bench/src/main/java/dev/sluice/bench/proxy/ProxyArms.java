@@ -1,0 +1,143 @@
+package dev.sluice.bench.proxy;
+
+import dev.sluice.bench.harness.Impl;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The three proxy arms and how each is started from the same {@link ProxySetup}: {@code sluice}
+ * (the Sluice proxy, {@link SluiceArm}), {@code netty} ({@link NettyProxy}, a JVM with the same
+ * flags as Sluice's) and {@code haproxy} ({@link HaproxyArm}). Each is a process of its own,
+ * configured in a fresh temporary directory.
+ */
+public final class ProxyArms {
+  private ProxyArms() {}
+
+  /** The arms that can run here: Sluice's only once its proxy is built. */
+  public static Set<Impl> available() {
+    Set<Impl> arms = EnumSet.of(Impl.NETTY, Impl.HAPROXY);
+    if (SluiceArm.unavailableReason() == null) {
+      arms.add(Impl.SLUICE);
+    }
+    return arms;
+  }
+
+  /** Null when the Sluice arm can run; otherwise why it cannot. */
+  public static String sluiceUnavailableReason() {
+    return SluiceArm.unavailableReason();
+  }
+
+  /** The JVM flags of both JVM arms (Sluice and Netty). */
+  public static List<String> jvmFlags() {
+    return SluiceArm.jvmFlags();
+  }
+
+  /** Whether the JVM arms' flags trim the C heap periodically (a non-zero interval). */
+  public static boolean trimsNativeHeap() {
+    return jvmFlags().stream()
+        .anyMatch(f -> f.startsWith("-XX:TrimNativeHeapInterval=") && !f.endsWith("=0"));
+  }
+
+  /** Starts arm {@code impl}'s proxy for {@code setup}; wait for it with awaitReady. */
+  public static ProxyProcess start(Impl impl, ProxySetup setup)
+      throws IOException, InterruptedException {
+    Path dir = Files.createTempDirectory("sluice-bench-" + impl.id());
+    List<String> command;
+    boolean jvm = true;
+    switch (impl) {
+      case SLUICE -> {
+        Path config = dir.resolve("proxy.yaml");
+        Files.writeString(config, SluiceArm.yaml(setup), StandardCharsets.UTF_8);
+        command = SluiceArm.command(config);
+      }
+      case NETTY -> command = nettyCommand(setup);
+      case HAPROXY -> {
+        Path config = dir.resolve("haproxy.cfg");
+        Files.writeString(config, HaproxyArm.config(setup, dir), StandardCharsets.UTF_8);
+        command = HaproxyArm.command(HaproxyArm.executable(), config);
+        jvm = false;
+      }
+      default -> throw new IllegalArgumentException("no proxy arm " + impl.id());
+    }
+    return ProxyProcess.start(impl, command, jvm, setup.listen(), dir);
+  }
+
+  private static List<String> nettyCommand(ProxySetup setup) {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(jvmFlags());
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(NettyProxy.class.getName());
+    command.addAll(
+        List.of(
+            "--listen",
+            ProxySetup.hostPort(setup.listen()),
+            "--upstream",
+            ProxySetup.hostPort(setup.upstream())));
+    if (setup.tls() != null) {
+      command.addAll(
+          List.of(
+              "--cert",
+              setup.tls().certificate().toString(),
+              "--key",
+              setup.tls().key().toString()));
+    }
+    return command;
+  }
+
+  /**
+   * What the report states about the arms: how each proxy runs, its flags, and why Sluice's did not
+   * run when it did not.
+   */
+  public static Map<String, String> conditions(boolean tls) {
+    Map<String, String> conditions = new LinkedHashMap<>();
+    conditions.put(
+        "processes",
+        "proxy, load client and echo upstream are three processes; the harness reads the proxy's"
+            + " /proc/PID/status and stat");
+    conditions.put(
+        "proxyJvmFlags",
+        String.join(" ", jvmFlags()) + " (both JVM arms; from " + SluiceArm.jvmFlagsSource() + ")");
+    String reason = SluiceArm.unavailableReason();
+    conditions.put(
+        "sluice",
+        reason == null
+            ? "java FLAGS -cp sluice-proxy+deps "
+                + SluiceArm.MAIN
+                + " run --config FILE (readBufferSize as --read-buffer, maxBytesInFlight 256MiB,"
+                + " timeouts connect 5s, idle 1h, handshake 10s)"
+            : "not run: " + reason);
+    conditions.put(
+        "netty",
+        "NettyProxy: auto-read off, next read on write success (Netty's proxy example), backend on"
+            + " the same event loop, NIO, default allocator and thread counts, TCP_NODELAY"
+            + (tls ? ", SslHandler on SslProvider.JDK" : ""));
+    conditions.put(
+        "haproxy",
+        "mode tcp, maxconn = the run's connections + "
+            + ProxySetup.MAXCONN_MARGIN
+            + " (global and frontend), nbthread "
+            + HaproxyArm.THREADS
+            + ", nosplice (and no option splice-*), bufsize default (16 KiB), timeout connect 5s,"
+            + " client and server 1h, -db (foreground, no master)"
+            + (tls ? ", bind ... ssl crt PEM (OpenSSL)" : ""));
+    return conditions;
+  }
+
+  /** What arm {@code impl} says about itself in the report (HAProxy: its version). */
+  public static Map<String, String> notes(Impl impl) throws IOException, InterruptedException {
+    if (impl == Impl.HAPROXY) {
+      return Map.of("version", HaproxyArm.version(HaproxyArm.executable()));
+    }
+    return Map.of();
+  }
+}

@@ -1,0 +1,259 @@
+package dev.sluice.bench.proxy;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.jar.JarFile;
+import java.util.stream.Stream;
+
+/**
+ * How the harness starts the Sluice proxy: a child JVM {@code java FLAGS -cp CLASSPATH
+ * dev.sluice.proxy.cli.Main run --config FILE}, where FLAGS are the lines of {@code
+ * sluice-proxy/jvm.options} (one flag a line, {@code #} comments; {@link #FALLBACK_FLAGS} while it
+ * does not exist), CLASSPATH is what the sluice-proxy module's own build made (its jar in {@code
+ * sluice-proxy/target} and the runtime dependencies its build copies to {@code
+ * sluice-proxy/target/lib}, as {@code ./sluice} runs it; without that directory, the jar alone),
+ * and FILE is the YAML written by {@link #yaml}. The proxy is not on the bench's class path, so its
+ * logging and other dependencies stay out of the other arms. Both files are found in the project
+ * this harness was built from ({@link #projectRoot}); the reactor builds sluice-proxy before
+ * sluice-bench, so they exist when the bench's tests run.
+ */
+final class SluiceArm {
+  /** The proxy's entry point. */
+  static final String MAIN = "dev.sluice.proxy.cli.Main";
+
+  /** The flags while {@code sluice-proxy/jvm.options} is absent. */
+  static final List<String> FALLBACK_FLAGS = List.of("-XX:+UseSerialGC", "-Xmn8m");
+
+  private static final String MAIN_ENTRY = MAIN.replace('.', '/') + ".class";
+
+  private SluiceArm() {}
+
+  /**
+   * The root of the project whose sluice-bench holds this class: the harness runs from {@code
+   * ROOT/sluice-bench/target/classes} (tests) or {@code ROOT/sluice-bench/target/sluice-bench.jar}
+   * (./sluice). Null when it runs from anywhere else.
+   */
+  static Path projectRoot() {
+    try {
+      Path code =
+          Path.of(SluiceArm.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+      Path root = code.getParent().getParent().getParent();
+      return Files.isRegularFile(root.resolve("sluice-proxy").resolve("pom.xml")) ? root : null;
+    } catch (URISyntaxException | NullPointerException | SecurityException e) {
+      return null;
+    }
+  }
+
+  /** Whether the proxy's source has its entry point: then the arm must be buildable. */
+  static boolean mainInSource() {
+    Path root = projectRoot();
+    return root != null
+        && Files.isRegularFile(
+            root.resolve("sluice-proxy/src/main/java").resolve(MAIN.replace('.', '/') + ".java"));
+  }
+
+  /** Null when the arm can run; otherwise why not (the proxy has not landed or was not built). */
+  static String unavailableReason() {
+    Path root = projectRoot();
+    if (root == null) {
+      return "the harness does not run from a project build (no sluice-proxy beside sluice-bench)";
+    }
+    try {
+      classPath();
+      return null;
+    } catch (IOException e) {
+      return e.getMessage();
+    }
+  }
+
+  /**
+   * The sluice-proxy jar and its runtime dependencies, as its build left them.
+   *
+   * @throws IOException saying what is missing
+   */
+  static List<String> classPath() throws IOException {
+    Path root = projectRoot();
+    if (root == null) {
+      throw new IOException("no project build beside this harness");
+    }
+    Path target = root.resolve("sluice-proxy").resolve("target");
+    Path jar = null;
+    if (Files.isDirectory(target)) {
+      try (Stream<Path> files = Files.list(target)) {
+        // The newest such jar: a renamed build output may leave an older one behind.
+        List<Path> jars =
+            files
+                .filter(SluiceArm::isMainJar)
+                .sorted(Comparator.comparing(SluiceArm::modified).reversed())
+                .toList();
+        for (Path candidate : jars) {
+          if (holdsMain(candidate)) {
+            jar = candidate;
+            break;
+          }
+        }
+      }
+    }
+    if (jar == null) {
+      throw new IOException(
+          mainInSource()
+              ? "sluice-proxy is not built: no jar with " + MAIN + " in sluice-proxy/target"
+              : MAIN + " is not in sluice-proxy yet (the proxy has not landed)");
+    }
+    List<String> entries = new ArrayList<>();
+    entries.add(jar.toString());
+    Path lib = target.resolve("lib"); // absent only if the jar carries its dependencies itself
+    if (Files.isDirectory(lib)) {
+      try (Stream<Path> files = Files.list(lib)) {
+        files
+            .filter(p -> p.getFileName().toString().endsWith(".jar"))
+            .sorted()
+            .forEach(p -> entries.add(p.toString()));
+      }
+    }
+    return entries;
+  }
+
+  private static FileTime modified(Path path) {
+    try {
+      return Files.getLastModifiedTime(path);
+    } catch (IOException e) {
+      return FileTime.fromMillis(0);
+    }
+  }
+
+  private static boolean isMainJar(Path path) {
+    String name = path.getFileName().toString();
+    return name.endsWith(".jar")
+        && !name.endsWith("-tests.jar")
+        && !name.endsWith("-sources.jar")
+        && !name.endsWith("-javadoc.jar");
+  }
+
+  private static boolean holdsMain(Path jarFile) {
+    try (JarFile jar = new JarFile(jarFile.toFile())) {
+      return jar.getEntry(MAIN_ENTRY) != null;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /** {@code sluice-proxy/jvm.options}, or null when it does not exist (yet). */
+  static Path jvmOptionsFile() {
+    Path root = projectRoot();
+    if (root == null) {
+      return null;
+    }
+    Path options = root.resolve("sluice-proxy").resolve("jvm.options");
+    return Files.isRegularFile(options) ? options : null;
+  }
+
+  /** The JVM flags of both JVM proxy arms: {@code jvm.options}'s, or the fallback. */
+  static List<String> jvmFlags() {
+    Path file = jvmOptionsFile();
+    if (file == null) {
+      return FALLBACK_FLAGS;
+    }
+    try {
+      return parseJvmOptions(Files.readString(file, StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + file, e);
+    }
+  }
+
+  /** Where the flags came from, for the report. */
+  static String jvmFlagsSource() {
+    return jvmOptionsFile() == null
+        ? "sluice-proxy/jvm.options does not exist: the fallback "
+            + String.join(" ", FALLBACK_FLAGS)
+        : "sluice-proxy/jvm.options";
+  }
+
+  /** One flag a line; blank lines and everything from a {@code #} on are ignored. */
+  static List<String> parseJvmOptions(String text) {
+    List<String> flags = new ArrayList<>();
+    for (String line : text.split("\n")) {
+      int hash = line.indexOf('#');
+      String flag = (hash >= 0 ? line.substring(0, hash) : line).strip();
+      if (!flag.isEmpty()) {
+        flags.add(flag);
+      }
+    }
+    return List.copyOf(flags);
+  }
+
+  /** The proxy's configuration for {@code setup}. */
+  static String yaml(ProxySetup setup) {
+    StringBuilder yaml = new StringBuilder();
+    yaml.append("listeners:\n")
+        .append("  - name: bench\n")
+        .append("    address: ")
+        .append(ProxySetup.hostPort(setup.listen()))
+        .append('\n')
+        .append("    cluster: echo\n");
+    if (setup.tls() != null) {
+      yaml.append("    tls: {certificates: [{cert: ")
+          .append(plainScalar(setup.tls().certificate()))
+          .append(", key: ")
+          .append(plainScalar(setup.tls().key()))
+          .append("}]}\n");
+    }
+    yaml.append("clusters:\n")
+        .append("  - name: echo\n")
+        .append("    upstreams: [{address: ")
+        .append(ProxySetup.hostPort(setup.upstream()))
+        .append("}]\n")
+        .append("timeouts: {connect: 5s, idle: 1h, handshake: 10s}\n")
+        .append("buffers: {readBufferSize: ")
+        .append(size(setup.readBufferSize()))
+        .append(", maxBytesInFlight: ")
+        .append(size(ProxySetup.MAX_BYTES_IN_FLIGHT))
+        .append("}\n");
+    return yaml.toString();
+  }
+
+  /** The command that starts the proxy with {@code config}. */
+  static List<String> command(Path config) throws IOException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(jvmFlags());
+    command.add("-cp");
+    command.add(String.join(java.io.File.pathSeparator, classPath()));
+    command.addAll(List.of(MAIN, "run", "--config", config.toString()));
+    return command;
+  }
+
+  /** A byte count the way the configuration writes one: {@code 64KiB}, {@code 256MiB}. */
+  static String size(long bytes) {
+    if (bytes > 0 && bytes % (1L << 30) == 0) {
+      return bytes / (1L << 30) + "GiB";
+    }
+    if (bytes > 0 && bytes % (1L << 20) == 0) {
+      return bytes / (1L << 20) + "MiB";
+    }
+    if (bytes > 0 && bytes % (1L << 10) == 0) {
+      return bytes / (1L << 10) + "KiB";
+    }
+    return Long.toString(bytes);
+  }
+
+  /** A path as an unquoted YAML scalar, which the temporary paths used here always are. */
+  private static String plainScalar(Path path) {
+    String text = path.toString();
+    if (!text.matches("[A-Za-z0-9/._-]+")) {
+      throw new IllegalArgumentException(
+          "the temporary path "
+              + text
+              + " needs quoting in YAML; set java.io.tmpdir to a plain one");
+    }
+    return text;
+  }
+}

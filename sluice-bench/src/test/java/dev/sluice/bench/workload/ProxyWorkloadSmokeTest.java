@@ -1,0 +1,95 @@
+package dev.sluice.bench.workload;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.bench.Main;
+import dev.sluice.bench.harness.Impl;
+import dev.sluice.bench.proxy.ProxyArms;
+import dev.sluice.bench.testing.BenchRun;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The proxy workloads, tiny, through the real harness: for every arm that can run here (netty and
+ * haproxy always; sluice as soon as its proxy is built, which ProxyArmsTest insists on once its
+ * entry point exists) a proxy process, a load client and an echo upstream, every byte verified.
+ * HAProxy is installed by .ci/run (and by the haproxy arm itself when missing). Figures are not
+ * asserted: these are runs, not benchmarks.
+ */
+class ProxyWorkloadSmokeTest {
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "proxyidle --connections 8 --warmup-connections 2 --settle-ms 0",
+        "burstidle --connections 6 --cycles 2 --read-buffer 4k --warmup-connections 2"
+            + " --gap-ms 10 --settle-ms 0",
+        "proxythroughput --connections 1 --seconds 1 --warmup-seconds 0",
+        "proxypingpong --connections 2 --round-trips 20 --warmup-round-trips 2",
+        "connrate --count 2 --warmup-count 0 --tls"
+      })
+  @SuppressWarnings("unchecked")
+  void everyProxyWorkloadRunsSmallWithEveryArmVerified(String command) {
+    BenchRun outcome = BenchRun.of(command.split(" "));
+    assertThat(outcome.status()).as(outcome.stderr()).isEqualTo(Main.OK);
+    Map<String, Object> json = outcome.lastLineJson();
+    assertThat(json).containsEntry("integrity", "OK").containsKeys("arms", "conditions");
+    List<String> expected = ProxyArms.available().stream().map(Impl::id).toList();
+    Map<String, Object> arms = (Map<String, Object>) json.get("arms");
+    assertThat(arms.keySet()).containsExactlyElementsOf(expected);
+    Map<String, Object> conditions = (Map<String, Object>) json.get("conditions");
+    if (!expected.contains("sluice")) {
+      assertThat((String) conditions.get("sluice")).startsWith("not run: ");
+    }
+    String field =
+        switch (command.split(" ")[0]) {
+          case "proxyidle", "burstidle" -> "bytesPerConnection";
+          case "proxythroughput" -> "cpuSecondsPerGiB";
+          case "proxypingpong" -> "p99Us";
+          default -> "connPerSec";
+        };
+    arms.forEach(
+        (id, arm) -> {
+          Map<String, Object> fields = (Map<String, Object>) arm;
+          assertThat(fields).containsEntry("integrity", "OK").containsKeys(field, "model");
+          if (id.equals("haproxy")) {
+            assertThat((String) fields.get("version")).startsWith("HAProxy version ");
+          }
+        });
+    if (command.contains("--tls")) {
+      assertThat(conditions).containsEntry("tlsProtocol", "TLSv1.3");
+    }
+    if (command.startsWith("proxyidle")) {
+      Map<String, Object> netty = (Map<String, Object>) arms.get("netty");
+      Map<String, Object> haproxy = (Map<String, Object>) arms.get("haproxy");
+      assertThat(netty).containsKey("heapPerConnection").doesNotContainKey("poolPerConnection");
+      assertThat(haproxy).containsKey("poolPerConnection").doesNotContainKey("heapPerConnection");
+    }
+  }
+
+  /** Also runs the churn phase (on the arm without jcmd, to keep it short). */
+  @Test
+  void aCorruptedByteThroughTheProxyFailsTheRun() {
+    BenchRun outcome =
+        BenchRun.of(
+            "proxyidle",
+            "--connections",
+            "4",
+            "--warmup-connections",
+            "2",
+            "--settle-ms",
+            "0",
+            "--churn",
+            "4",
+            "--impl",
+            "haproxy",
+            "--corrupt-at",
+            "5000");
+    assertThat(outcome.status()).isEqualTo(Main.FAILED);
+    assertThat(outcome.lastLineJson()).containsEntry("integrity", "FAIL");
+    assertThat(outcome.stderr()).contains("INTEGRITY FAILURE", "wrong byte at stream offset 5000");
+  }
+}

@@ -1,0 +1,242 @@
+package dev.sluice.proxy.admin;
+
+import dev.sluice.proxy.cluster.UpstreamTarget;
+import dev.sluice.proxy.config.AccessLogTarget;
+import dev.sluice.proxy.config.Endpoint;
+import dev.sluice.proxy.forward.Pair;
+import dev.sluice.proxy.runtime.ListenerRuntime;
+import dev.sluice.proxy.runtime.PairObserver;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The access log: one JSON line per closed pair. A loop only formats the line and queues it; a
+ * thread of the log's own writes it, so that a slow disk never stalls forwarding. When the queue is
+ * full the line is dropped and counted ({@code sluice_access_log_dropped_total}) rather than making
+ * the loop wait. {@link #reopen} (SIGUSR1) reopens the file after logrotate moved it.
+ */
+public final class AccessLog implements PairObserver, AutoCloseable {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(AccessLog.class);
+  private static final int QUEUE = 65_536;
+  private static final String STOP = new String("stop"); // compared by identity
+
+  private final AccessLogTarget target;
+  private final BlockingQueue<String> queue = new ArrayBlockingQueue<>(QUEUE);
+  private final AtomicBoolean reopen = new AtomicBoolean();
+  private final LongAdder written = new LongAdder();
+  private final LongAdder dropped = new LongAdder();
+  private final Thread writerThread;
+  private Writer out;
+
+  private AccessLog(AccessLogTarget target, Writer out) {
+    this.target = target;
+    this.out = out;
+    this.writerThread =
+        Thread.ofPlatform().name("sluice-access-log").daemon(true).start(this::writeLines);
+  }
+
+  /** Opens the log at {@code target}; a file is created or appended to. */
+  public static AccessLog open(AccessLogTarget target) throws IOException {
+    return new AccessLog(target, writerFor(target));
+  }
+
+  /** Where it writes. */
+  public AccessLogTarget target() {
+    return target;
+  }
+
+  /** Lines written so far. */
+  public long written() {
+    return written.sum();
+  }
+
+  /** Lines dropped so far (the queue was full, or writing failed). */
+  public long dropped() {
+    return dropped.sum();
+  }
+
+  /** Reopens the file at its path (after logrotate moved it away); stdout is left as it is. */
+  public void reopen() {
+    reopen.set(true);
+    queue.offer(""); // wakes the writer
+  }
+
+  @Override
+  public void onPairClosed(ListenerRuntime listener, Pair pair) {
+    if (!queue.offer(line(pair, System.currentTimeMillis()))) {
+      dropped.increment();
+    }
+  }
+
+  /** The line for {@code pair}, ended at {@code endMillis}. */
+  static String line(Pair pair, long endMillis) {
+    StringBuilder b = new StringBuilder(384);
+    b.append("{\"time\":");
+    Json.quote(b, Instant.ofEpochMilli(endMillis).toString());
+    field(b, "listener", pair.listenerName());
+    field(b, "client", Endpoint.format(pair.clientAddress()));
+    Pair.Upstream target = pair.target();
+    field(b, "cluster", target instanceof UpstreamTarget u ? u.cluster().name() : null);
+    field(b, "upstream", target == null ? null : target.name());
+    field(b, "sni", pair.serverName());
+    field(b, "alpn", pair.applicationProtocol());
+    b.append(",\"duration_ms\":").append(millis(pair.ageNanos()));
+    long connect = pair.connectNanos();
+    b.append(",\"connect_ms\":").append(connect < 0 ? "null" : millis(connect));
+    b.append(",\"connect_attempts\":").append(pair.connectAttempts());
+    b.append(",\"bytes_from_client\":").append(pair.client().bytesRead());
+    b.append(",\"bytes_from_upstream\":").append(pair.upstream().bytesRead());
+    field(b, "cause", pair.cause() == null ? null : pair.cause().label());
+    field(b, "detail", pair.causeDetail());
+    return b.append('}').toString();
+  }
+
+  private static void field(StringBuilder b, String name, String value) {
+    b.append(",\"").append(name).append("\":");
+    if (value == null) {
+      b.append("null");
+    } else {
+      Json.quote(b, value);
+    }
+  }
+
+  private static String millis(long nanos) {
+    return Long.toString(nanos / 1_000_000) + "." + (nanos / 100_000) % 10;
+  }
+
+  // ---- the writer ----
+
+  private void writeLines() {
+    List<String> batch = new ArrayList<>(256);
+    while (true) {
+      String first;
+      try {
+        first = queue.poll(1, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        first = STOP;
+      }
+      if (reopen.getAndSet(false)) {
+        reopenNow();
+      }
+      if (first == null) {
+        continue;
+      }
+      batch.add(first);
+      queue.drainTo(batch, 4096);
+      boolean stop = false;
+      for (String line : batch) {
+        if (line == STOP) {
+          stop = true;
+        } else if (!line.isEmpty()) {
+          write(line);
+        }
+      }
+      batch.clear();
+      flush();
+      if (stop) {
+        closeWriter();
+        return;
+      }
+    }
+  }
+
+  private void write(String line) {
+    if (out == null) {
+      dropped.increment();
+      return;
+    }
+    try {
+      out.write(line);
+      out.write('\n');
+      written.increment();
+    } catch (IOException e) {
+      dropped.increment();
+      LOG.warn("cannot write the access log {}: {}", target, e.toString());
+      closeWriter();
+    }
+  }
+
+  private void flush() {
+    try {
+      if (out != null) {
+        out.flush();
+      }
+    } catch (IOException e) {
+      LOG.warn("cannot flush the access log {}: {}", target, e.toString());
+    }
+  }
+
+  private void reopenNow() {
+    if (!(target instanceof AccessLogTarget.File)) {
+      return;
+    }
+    flush();
+    closeWriter();
+    try {
+      out = writerFor(target);
+      LOG.info("access log reopened at {}", ((AccessLogTarget.File) target).path());
+    } catch (IOException e) {
+      LOG.error("cannot reopen the access log; dropping lines until the next reopen", e);
+    }
+  }
+
+  private void closeWriter() {
+    if (out == null) {
+      return;
+    }
+    try {
+      if (target instanceof AccessLogTarget.File) {
+        out.close();
+      } else {
+        out.flush();
+      }
+    } catch (IOException e) {
+      LOG.debug("closing the access log", e);
+    }
+    out = null;
+  }
+
+  private static Writer writerFor(AccessLogTarget target) throws IOException {
+    OutputStream stream =
+        switch (target) {
+          case AccessLogTarget.Stdout s -> new FileOutputStream(FileDescriptor.out);
+          case AccessLogTarget.File f ->
+              Files.newOutputStream(
+                  f.path(),
+                  StandardOpenOption.CREATE,
+                  StandardOpenOption.WRITE,
+                  StandardOpenOption.APPEND);
+        };
+    return new java.io.BufferedWriter(
+        new OutputStreamWriter(stream, StandardCharsets.UTF_8), 64 * 1024);
+  }
+
+  /** Writes what is queued and stops (waits up to two seconds). */
+  @Override
+  public void close() {
+    while (!queue.offer(STOP)) {
+      queue.poll(); // full: the oldest line makes room for the stop
+      dropped.increment();
+    }
+    try {
+      writerThread.join(2000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,317 @@
+package dev.sluice.proxy.service;
+
+import dev.sluice.proxy.admin.AccessLog;
+import dev.sluice.proxy.admin.AdminServer;
+import dev.sluice.proxy.admin.Status;
+import dev.sluice.proxy.admin.StatusReader;
+import dev.sluice.proxy.config.ConfigException;
+import dev.sluice.proxy.config.ConfigReader;
+import dev.sluice.proxy.config.ListenerConfig;
+import dev.sluice.proxy.config.ListenerTls;
+import dev.sluice.proxy.config.ProxyConfig;
+import dev.sluice.proxy.forward.Pair;
+import dev.sluice.proxy.metrics.ProxyMetrics;
+import dev.sluice.proxy.metrics.Sampler;
+import dev.sluice.proxy.runtime.ListenerRuntime;
+import dev.sluice.proxy.runtime.PairObserver;
+import dev.sluice.proxy.runtime.ProxyRuntime;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The proxy as a long-running process: it runs a configuration file, reloads it on SIGHUP and when
+ * the file or a certificate it names changes (debounced), and drains on SIGTERM. A configuration
+ * that fails validation is rejected whole and logged; the running one stays. Around the running
+ * proxy it keeps the operator surface: metrics, the admin listener and the access log (SIGUSR1
+ * reopens its file).
+ */
+public final class ProxyService implements AutoCloseable {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ProxyService.class);
+  private static final Duration DEBOUNCE = Duration.ofMillis(500);
+
+  private final Path configFile;
+  private final ProxyRuntime runtime;
+  private final ProxyMetrics metrics;
+  private final Sampler sampler;
+  private final StatusReader status;
+  private final AccessLogRelay accessLog;
+  private final CountDownLatch stopped = new CountDownLatch(1);
+  private final AtomicLong reloads = new AtomicLong();
+  private final AtomicLong failedReloads = new AtomicLong();
+  private volatile long lastReloadMillis;
+  private volatile String lastReloadError;
+  private volatile AdminServer admin;
+  private ConfigWatcher watcher;
+  private Set<Path> watched = Set.of();
+
+  private ProxyService(
+      Path configFile, ProxyRuntime runtime, ProxyMetrics metrics, AccessLogRelay accessLog) {
+    this.configFile = configFile;
+    this.runtime = runtime;
+    this.metrics = metrics;
+    this.accessLog = accessLog;
+    this.sampler = new Sampler(runtime);
+    metrics.attach(runtime, sampler);
+    this.status =
+        new StatusReader(runtime, sampler, this::reloadStatus, System.currentTimeMillis());
+  }
+
+  /**
+   * Runs {@code config}, read from {@code configFile} (null for a configuration that is not a file,
+   * such as the embedded demo: then nothing is reloaded). {@code observer} hears of every pair, as
+   * the metrics and the access log do.
+   */
+  public static ProxyService start(ProxyConfig config, Path configFile, PairObserver observer)
+      throws ConfigException, IOException {
+    AccessLogRelay accessLog = new AccessLogRelay();
+    if (config.accessLog() != null) {
+      accessLog.set(AccessLog.open(config.accessLog()));
+    }
+    ProxyMetrics metrics = new ProxyMetrics();
+    metrics.accessLogCounts(accessLog::written, accessLog::dropped);
+    ProxyRuntime runtime;
+    try {
+      runtime = ProxyRuntime.start(config, observer.andThen(metrics).andThen(accessLog));
+    } catch (ConfigException | IOException | RuntimeException e) {
+      accessLog.close();
+      throw e;
+    }
+    ProxyService service = new ProxyService(configFile, runtime, metrics, accessLog);
+    try {
+      if (config.admin() != null) {
+        service.admin = AdminServer.start(config.admin().address(), service.status, metrics);
+      }
+    } catch (IOException e) {
+      service.close();
+      throw e;
+    }
+    Signals.handle("USR1", accessLog::reopen);
+    if (configFile != null) {
+      Signals.handle("HUP", () -> service.reload("SIGHUP"));
+      service.watch(config);
+    }
+    return service;
+  }
+
+  /** The running proxy. */
+  public ProxyRuntime runtime() {
+    return runtime;
+  }
+
+  /** Its metrics. */
+  public ProxyMetrics metrics() {
+    return metrics;
+  }
+
+  /** What the status page, /metrics.json and {@code sluice status} show. */
+  public StatusReader status() {
+    return status;
+  }
+
+  /** The admin listener, or null when none is configured. */
+  public AdminServer admin() {
+    return admin;
+  }
+
+  /** The access log now, or null when there is none. */
+  public AccessLog accessLog() {
+    return accessLog.current();
+  }
+
+  /** Reloads that took effect. */
+  public long reloads() {
+    return reloads.get();
+  }
+
+  /** Reloads rejected (the running configuration stayed). */
+  public long failedReloads() {
+    return failedReloads.get();
+  }
+
+  private Status.Reloads reloadStatus() {
+    return new Status.Reloads(
+        reloads.get(), failedReloads.get(), lastReloadMillis, lastReloadError);
+  }
+
+  /** Reads the configuration file again and applies it, or logs why not. */
+  public synchronized boolean reload(String why) {
+    if (configFile == null) {
+      return false;
+    }
+    ProxyConfig running = runtime.config();
+    AccessLog newLog = null;
+    AdminServer newAdmin = null;
+    try {
+      ProxyConfig next = ConfigReader.read(configFile);
+      boolean logChanged = !Objects.equals(next.accessLog(), running.accessLog());
+      boolean adminChanged = !Objects.equals(next.admin(), running.admin());
+      if (logChanged && next.accessLog() != null) {
+        newLog = AccessLog.open(next.accessLog());
+      }
+      if (adminChanged && next.admin() != null) {
+        newAdmin = AdminServer.start(next.admin().address(), status, metrics);
+      }
+      runtime.reload(next);
+      if (logChanged) {
+        accessLog.set(newLog);
+      }
+      if (adminChanged) {
+        AdminServer old = admin;
+        admin = newAdmin;
+        if (old != null) {
+          old.close();
+        }
+      }
+      reloads.incrementAndGet();
+      lastReloadMillis = System.currentTimeMillis();
+      lastReloadError = null;
+      metrics.reloaded(true);
+      LOG.info("configuration reloaded ({})", why);
+      watch(next);
+      return true;
+    } catch (ConfigException | IOException e) {
+      if (newLog != null) {
+        newLog.close();
+      }
+      if (newAdmin != null) {
+        newAdmin.close();
+      }
+      failedReloads.incrementAndGet();
+      lastReloadError = e.getMessage();
+      metrics.reloaded(false);
+      LOG.error(
+          "configuration rejected ({}); still running the previous one: {}", why, e.getMessage());
+      return false;
+    }
+  }
+
+  private void watch(ProxyConfig config) throws IOException {
+    Set<Path> files = filesOf(config);
+    if (files.equals(watched)) {
+      return;
+    }
+    if (watcher != null) {
+      watcher.close();
+    }
+    watcher = ConfigWatcher.start(files, DEBOUNCE, () -> reload("a watched file changed"));
+    watched = files;
+  }
+
+  private Set<Path> filesOf(ProxyConfig config) {
+    Set<Path> files = new HashSet<>();
+    files.add(configFile.toAbsolutePath());
+    for (ListenerConfig l : config.listeners()) {
+      if (l.tls() instanceof ListenerTls.Terminate t) {
+        for (ListenerTls.Certificate c : t.certificates()) {
+          switch (c) {
+            case ListenerTls.Pem pem -> {
+              files.add(pem.cert().toAbsolutePath());
+              files.add(pem.key().toAbsolutePath());
+            }
+            case ListenerTls.Pkcs12 p12 -> files.add(p12.file().toAbsolutePath());
+          }
+        }
+        if (t.clientCa() != null) {
+          files.add(t.clientCa().toAbsolutePath());
+        }
+      }
+    }
+    return files;
+  }
+
+  /**
+   * Drains (see {@link ProxyRuntime#shutdown}) with the configured drain timeout. The admin
+   * listener stays up meanwhile, saying not ready; the access log gets the drained pairs' lines.
+   */
+  public void shutdownGracefully() {
+    Duration drain = runtime.config().drainTimeout();
+    LOG.info("shutting down: draining open connections for up to {}", drain);
+    stop(drain);
+    LOG.info("stopped");
+  }
+
+  /** Blocks until the service has stopped. */
+  public void awaitStop() throws InterruptedException {
+    stopped.await();
+  }
+
+  @Override
+  public void close() {
+    stop(Duration.ZERO);
+  }
+
+  private void stop(Duration drain) {
+    synchronized (this) {
+      if (watcher != null) {
+        watcher.close();
+      }
+    }
+    runtime.shutdown(drain);
+    AdminServer a = admin;
+    if (a != null) {
+      a.close();
+    }
+    sampler.close();
+    accessLog.close();
+    stopped.countDown();
+  }
+
+  /**
+   * What the runtime's pairs report their end to: the access log of the moment, which a reload may
+   * replace (the old one is closed once the new one takes the lines).
+   */
+  private static final class AccessLogRelay implements PairObserver {
+    private volatile AccessLog log;
+    private long closedWritten;
+    private long closedDropped;
+
+    AccessLog current() {
+      return log;
+    }
+
+    synchronized void set(AccessLog next) {
+      AccessLog old = log;
+      log = next;
+      if (old != null) {
+        old.close();
+        closedWritten += old.written();
+        closedDropped += old.dropped();
+      }
+    }
+
+    synchronized long written() {
+      AccessLog l = log;
+      return closedWritten + (l == null ? 0 : l.written());
+    }
+
+    synchronized long dropped() {
+      AccessLog l = log;
+      return closedDropped + (l == null ? 0 : l.dropped());
+    }
+
+    void reopen() {
+      AccessLog l = log;
+      if (l != null) {
+        l.reopen();
+      }
+    }
+
+    @Override
+    public void onPairClosed(ListenerRuntime listener, Pair pair) {
+      AccessLog l = log;
+      if (l != null) {
+        l.onPairClosed(listener, pair);
+      }
+    }
+
+    void close() {
+      set(null);
+    }
+  }
+}

@@ -1,0 +1,263 @@
+package dev.sluice.proxy.admin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.proxy.config.ConfigReader;
+import dev.sluice.proxy.config.Endpoint;
+import dev.sluice.proxy.service.ProxyService;
+import dev.sluice.proxy.testing.AdminClient;
+import dev.sluice.proxy.testing.EchoClient;
+import dev.sluice.proxy.testing.EchoServer;
+import dev.sluice.testing.Await;
+import dev.sluice.testing.TestPki;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import javax.net.ssl.SNIHostName;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.snakeyaml.engine.v2.api.Load;
+import org.snakeyaml.engine.v2.api.LoadSettings;
+
+/**
+ * The access log, as a file a log shipper reads: one JSON line per pair with the client's address
+ * and port, the upstream, SNI and ALPN, the bytes each way and the close reason; a refused connect
+ * says why; lines survive a logrotate-style move and reopen; a reload can move the log.
+ */
+class AccessLogTest {
+  @TempDir Path dir;
+
+  private final TestPki pki = TestPki.get();
+
+  private String config(String echo, int dead, String accessLog) {
+    return """
+        listeners:
+          - {name: plain, address: 127.0.0.1:0, cluster: app}
+          - name: secure
+            address: 127.0.0.1:0
+            cluster: app
+            tls: {certificates: [{cert: "%s", key: "%s"}], alpn: [mqtt, http/1.1]}
+          - {name: broken, address: 127.0.0.1:0, cluster: gone}
+        clusters:
+          - {name: app, upstreams: [{address: "%s"}]}
+          - {name: gone, upstreams: [{address: "127.0.0.1:%d"}], retries: {tries: 1}}
+        accessLog: %s
+        admin: {address: 127.0.0.1:0}
+        """
+        .formatted(pki.serverCert, pki.serverKey, echo, dead, accessLog);
+  }
+
+  @Test
+  void eachClosedPairIsOneJsonLineWithWhatAnOperatorAsks() throws Exception {
+    Path log = dir.resolve("access.log");
+    try (EchoServer echo = EchoServer.start(new InetSocketAddress("127.0.0.1", 0));
+        ProxyService service = start(config(echoAddress(echo), deadPort(), "{path: access.log}"))) {
+      SocketAddress plain = service.runtime().listener("plain").boundAddress();
+      int clientPort;
+      try (Socket client = new Socket()) {
+        client.connect(plain);
+        clientPort = client.getLocalPort();
+        client.getOutputStream().write(new byte[3000]);
+        client.shutdownOutput();
+        assertThat(client.getInputStream().readAllBytes()).hasSize(3000);
+      }
+      try (SSLSocket tls = tlsClient(service.runtime().listener("secure").boundAddress())) {
+        tls.getOutputStream().write(new byte[10]);
+        tls.getOutputStream().flush();
+        assertThat(tls.getInputStream().readNBytes(10)).hasSize(10);
+      }
+      try (Socket refused = new Socket()) {
+        refused.connect(service.runtime().listener("broken").boundAddress());
+        drain(refused);
+      }
+      List<Map<String, Object>> lines = awaitLines(log, 3);
+      Map<String, Object> first = lines.getFirst();
+      assertThat(first.get("listener")).isEqualTo("plain");
+      assertThat(first.get("client")).isEqualTo("127.0.0.1:" + clientPort);
+      assertThat(first.get("cluster")).isEqualTo("app");
+      assertThat(first.get("upstream")).isEqualTo(echoAddress(echo));
+      assertThat(number(first, "bytes_from_client")).isEqualTo(3000);
+      assertThat(number(first, "bytes_from_upstream")).isEqualTo(3000);
+      assertThat(first.get("cause")).isEqualTo("client_eof");
+      assertThat(number(first, "connect_attempts")).isEqualTo(1);
+      assertThat(((Number) first.get("duration_ms")).doubleValue()).isPositive();
+      assertThat(first.get("time").toString()).matches("\\d{4}-\\d\\d-\\d\\dT.*Z");
+
+      Map<String, Object> secure = lines.get(1);
+      assertThat(secure.get("listener")).isEqualTo("secure");
+      assertThat(secure.get("sni")).isEqualTo("localhost");
+      assertThat(secure.get("alpn")).isEqualTo("mqtt");
+      assertThat(number(secure, "bytes_from_client")).isEqualTo(10);
+
+      Map<String, Object> refused = lines.get(2);
+      assertThat(refused.get("listener")).isEqualTo("broken");
+      assertThat(refused.get("cause")).isEqualTo("connect_refused");
+      assertThat(refused.get("detail").toString()).isNotBlank();
+      assertThat(refused.get("connect_ms")).isNull();
+      assertThat(number(refused, "bytes_from_client")).isZero();
+
+      Map<String, Double> m = new AdminClient(service.admin().address()).scrape();
+      assertThat(m.get("sluice_access_log_lines_total")).isEqualTo(3.0);
+      assertThat(m.get("sluice_access_log_dropped_total")).isEqualTo(0.0);
+    }
+  }
+
+  @Test
+  void afterLogrotateMovesTheFileAReopenWritesANewOneAndLosesNoLine() throws Exception {
+    Path log = dir.resolve("access.log");
+    Path rotated = dir.resolve("access.log.1");
+    try (EchoServer echo = EchoServer.start(new InetSocketAddress("127.0.0.1", 0));
+        ProxyService service = start(config(echoAddress(echo), deadPort(), "{path: access.log}"))) {
+      SocketAddress plain = service.runtime().listener("plain").boundAddress();
+      echoOnce(plain, 1);
+      echoOnce(plain, 2);
+      awaitLines(log, 2);
+      Files.move(log, rotated); // what logrotate does before it signals
+      echoOnce(plain, 3); // written to the moved file: the log still has it open
+      Await.until(() -> lines(rotated).size() == 3, () -> "the third line in the moved file");
+      service.accessLog().reopen(); // what SIGUSR1 does
+      Await.until(() -> Files.exists(log), () -> "the log reopened at its path");
+      echoOnce(plain, 4);
+      echoOnce(plain, 5);
+      List<Map<String, Object>> fresh = awaitLines(log, 2);
+      assertThat(fresh).extracting(l -> number(l, "bytes_from_client")).containsExactly(4L, 5L);
+      assertThat(lines(rotated))
+          .extracting(l -> number(l, "bytes_from_client"))
+          .containsExactly(1L, 2L, 3L);
+    }
+  }
+
+  @Test
+  void aReloadMovesTheLogAndARejectedOneKeepsIt() throws Exception {
+    try (EchoServer echo = EchoServer.start(new InetSocketAddress("127.0.0.1", 0))) {
+      int dead = deadPort();
+      Path file = dir.resolve("sluice.yaml");
+      Files.writeString(file, config(echoAddress(echo), dead, "{path: first.log}"));
+      try (ProxyService service = ProxyService.start(ConfigReader.read(file), file, (l, p) -> {})) {
+        SocketAddress plain = service.runtime().listener("plain").boundAddress();
+        echoOnce(plain, 1);
+        awaitLines(dir.resolve("first.log"), 1);
+        Files.writeString(file, config(echoAddress(echo), dead, "{path: no/such/dir/x.log}"));
+        assertThat(service.reload("test")).isFalse();
+        echoOnce(plain, 2);
+        awaitLines(dir.resolve("first.log"), 2);
+        Files.writeString(file, config(echoAddress(echo), dead, "{path: second.log}"));
+        assertThat(service.reload("test")).isTrue();
+        echoOnce(plain, 3);
+        assertThat(awaitLines(dir.resolve("second.log"), 1).getFirst())
+            .containsEntry("bytes_from_client", 3);
+        assertThat(lines(dir.resolve("first.log"))).hasSize(2);
+      }
+    }
+  }
+
+  @Test
+  void aMistakenAccessLogIsRefusedWithItsLineAndReason() {
+    for (String[] bad :
+        new String[][] {
+          {"stderr", "'stderr' is not stdout; write {path: FILE} for a file"},
+          {"{path: \"\"}", "is empty"},
+          {"{path: missing/x.log}", "no directory"},
+          {"{path: .}", "is a directory"},
+          {"{file: x.log}", "unknown field"},
+        }) {
+      String yaml =
+          """
+          listeners: [{name: a, address: 127.0.0.1:0, cluster: c}]
+          clusters: [{name: c, upstreams: [{address: 127.0.0.1:1}]}]
+          accessLog: %s
+          """
+              .formatted(bad[0]);
+      org.assertj.core.api.Assertions.assertThatThrownBy(
+              () -> ConfigReader.read(yaml, "t.yaml", dir))
+          .as(bad[0])
+          .hasMessageContaining("t.yaml:3")
+          .hasMessageContaining(bad[1]);
+    }
+  }
+
+  // ---- helpers ----
+
+  private ProxyService start(String yaml) throws Exception {
+    Path file = dir.resolve("sluice.yaml");
+    Files.writeString(file, yaml);
+    return ProxyService.start(ConfigReader.read(file), file, (l, pair) -> {});
+  }
+
+  private static String echoAddress(EchoServer echo) {
+    return Endpoint.format(echo.address());
+  }
+
+  private static int deadPort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+
+  private static void echoOnce(SocketAddress to, int bytes) throws Exception {
+    EchoClient.Result r = EchoClient.echo(to, EchoClient.Security.PLAIN, null, bytes, bytes);
+    assertThat(r.ok()).as(r.failure()).isTrue();
+  }
+
+  private SSLSocket tlsClient(SocketAddress to) throws Exception {
+    InetSocketAddress inet = (InetSocketAddress) to;
+    SSLContext context = SSLContext.getInstance("TLS");
+    context.init(null, pki.caTrust().trustManagers(), null);
+    SSLSocket socket =
+        (SSLSocket) context.getSocketFactory().createSocket(inet.getAddress(), inet.getPort());
+    SSLParameters p = socket.getSSLParameters();
+    p.setServerNames(List.of(new SNIHostName("localhost")));
+    p.setApplicationProtocols(new String[] {"mqtt"});
+    socket.setSSLParameters(p);
+    socket.startHandshake();
+    return socket;
+  }
+
+  private static void drain(Socket s) {
+    try {
+      s.getInputStream().readAllBytes();
+    } catch (IOException reset) {
+      // a refused pair may be reset: either way it ended
+    }
+  }
+
+  private static long number(Map<String, Object> line, String field) {
+    return ((Number) line.get(field)).longValue();
+  }
+
+  private static List<Map<String, Object>> awaitLines(Path log, int count) {
+    Await.until(
+        () -> lines(log).size() >= count, () -> count + " lines in " + log + ": " + lines(log));
+    return lines(log);
+  }
+
+  /** Each line parsed on its own, as a shipper would (YAML 1.2 reads JSON). */
+  @SuppressWarnings("unchecked")
+  private static List<Map<String, Object>> lines(Path log) {
+    List<Map<String, Object>> parsed = new ArrayList<>();
+    if (!Files.exists(log)) {
+      return parsed;
+    }
+    try {
+      for (String line : Files.readAllLines(log)) {
+        assertThat(line).startsWith("{").endsWith("}");
+        parsed.add(
+            (Map<String, Object>) new Load(LoadSettings.builder().build()).loadFromString(line));
+      }
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    return parsed;
+  }
+}
