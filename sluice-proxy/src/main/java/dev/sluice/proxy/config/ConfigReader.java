@@ -268,7 +268,7 @@ public final class ConfigReader {
 
   private ListenerProxyProtocol acceptProxyProtocol(YamlNode node) {
     Map<String, YamlNode> f =
-        node.fields("trustedSources", "timeout", "versions", "maxHeaderBytes");
+        node.fields("trustedSources", "timeout", "versions", "maxHeaderBytes", "optional");
     YamlNode trusted = require(node, f, "trustedSources");
     List<Cidr> sources = trusted == null ? List.of() : networks(trusted);
     if (trusted != null && trusted.isSequence() && trusted.items().isEmpty()) {
@@ -307,7 +307,8 @@ public final class ConfigReader {
       f.get("maxHeaderBytes")
           .problem("maxHeaderBytes is for v2 headers (a v1 line is at most 107 B)");
     }
-    return new ListenerProxyProtocol(sources, timeout, versions, maxHeaderBytes);
+    boolean optional = f.containsKey("optional") && bool(f.get("optional"));
+    return new ListenerProxyProtocol(sources, timeout, versions, maxHeaderBytes, optional);
   }
 
   private ProxyHeader.Version proxyVersion(YamlNode node) {

@@ -113,6 +113,37 @@ public final class ProxyHeaderParser {
     return notAHeader(prefix, at, n);
   }
 
+  /** What the first bytes of a connection say about a PROXY protocol header. */
+  public enum Signature {
+    /** Too few bytes to tell. */
+    UNDECIDED,
+    /** The bytes cannot begin a header (of either version): the client's own. */
+    ABSENT,
+    /** A whole signature ({@code "PROXY "} or v2's twelve bytes): a header begins here. */
+    PRESENT
+  }
+
+  /**
+   * Whether the bytes between {@code prefix}'s position and limit begin a PROXY protocol header, of
+   * either version whatever this parser accepts: for a listener on which headers are optional (or
+   * refused from some peers), telling a header from a direct client's first bytes.
+   */
+  public static Signature signature(ByteBuffer prefix) {
+    Signature v1 = signature(prefix, V1_PREFIX);
+    return v1 != Signature.ABSENT ? v1 : signature(prefix, V2_SIGNATURE);
+  }
+
+  private static Signature signature(ByteBuffer b, byte[] expected) {
+    int at = b.position();
+    int n = Math.min(b.remaining(), expected.length);
+    for (int i = 0; i < n; i++) {
+      if (b.get(at + i) != expected[i]) {
+        return Signature.ABSENT;
+      }
+    }
+    return n == expected.length ? Signature.PRESENT : Signature.UNDECIDED;
+  }
+
   private static Invalid notAHeader(ByteBuffer b, int at, int n) {
     String looks = "";
     if (b.get(at) == 0x16) {

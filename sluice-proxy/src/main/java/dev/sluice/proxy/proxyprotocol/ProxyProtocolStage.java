@@ -9,29 +9,37 @@ import dev.sluice.proxy.config.Cidr;
 import dev.sluice.proxy.config.ListenerProxyProtocol;
 import dev.sluice.proxy.forward.CloseCause;
 import dev.sluice.proxy.forward.Pair;
+import dev.sluice.proxy.proxyprotocol.ProxyHeaderDetector.Expectation;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.List;
 
 /**
- * What a listener with PROXY protocol headers runs first for each connection: the peer must be a
- * trusted source (judged before a byte is read), then the header is read ({@link
- * ProxyHeaderDetector}), then {@code next} runs for the original client.
+ * What a listener with PROXY protocol headers runs first for each connection: the peer is judged
+ * against the trusted sources before a byte is read (refused at once when the header is required),
+ * then the header is read ({@link ProxyHeaderDetector}), then {@code next} runs for the original
+ * client. One per listener configuration: the parser is shared by its connections (it holds no
+ * state of its own).
  */
 public final class ProxyProtocolStage {
-  private ProxyProtocolStage() {}
+  private final ListenerProxyProtocol settings;
+  private final ProxyHeaderParser parser;
 
-  /** The first handler of a connection to a listener configured with {@code settings}. */
-  public static ConnectionHandler first(
-      Pair pair, ListenerProxyProtocol settings, ConnectionHandler next) {
-    ProxyHeaderParser parser =
-        new ProxyHeaderParser(settings.versions(), settings.maxHeaderBytes());
-    DetectingHandler header =
-        new DetectingHandler(
-            new ProxyHeaderDetector(pair, parser, settings.timeout(), next),
-            parser.maxBytes(),
-            settings.timeout());
-    return new TrustCheck(pair, settings.trustedSources(), header);
+  public ProxyProtocolStage(ListenerProxyProtocol settings) {
+    this.settings = settings;
+    this.parser = new ProxyHeaderParser(settings.versions(), settings.maxHeaderBytes());
+  }
+
+  /** The first handler of a connection to the listener, {@code next} the one after the header. */
+  public ConnectionHandler first(Pair pair, ConnectionHandler next) {
+    return new TrustCheck(pair, this, next);
+  }
+
+  private ConnectionHandler header(Pair pair, Expectation expectation, ConnectionHandler next) {
+    return new DetectingHandler(
+        new ProxyHeaderDetector(pair, parser, settings.timeout(), expectation, next),
+        parser.maxBytes(),
+        settings.timeout());
   }
 
   /** Whether {@code peer} may send headers: in a trusted network, or on a Unix socket. */
@@ -50,20 +58,24 @@ public final class ProxyProtocolStage {
     return false;
   }
 
-  private record TrustCheck(Pair pair, List<Cidr> trustedSources, ConnectionHandler next)
+  private record TrustCheck(Pair pair, ProxyProtocolStage stage, ConnectionHandler next)
       implements ConnectionHandler {
     @Override
     public void onActive(Connection connection) {
       SocketAddress peer = connection.remoteAddress();
       pair.peerAddress(peer);
-      if (!trusted(peer, trustedSources)) {
+      boolean optional = stage.settings.optional();
+      if (trusted(peer, stage.settings.trustedSources())) {
+        Expectation expectation = optional ? Expectation.OPTIONAL : Expectation.REQUIRED;
+        connection.switchHandler(stage.header(pair, expectation, next));
+      } else if (optional) {
+        connection.switchHandler(stage.header(pair, Expectation.REFUSED, next));
+      } else {
         String detail = peer + " is not a trusted source of PROXY protocol headers";
         pair.refused(CloseCause.PROXY_PROTOCOL_UNTRUSTED, detail);
         connection.close(
             new CloseReason.Rejected(CloseCause.PROXY_PROTOCOL_UNTRUSTED.label(), detail));
-        return;
       }
-      connection.switchHandler(next);
     }
 
     @Override
