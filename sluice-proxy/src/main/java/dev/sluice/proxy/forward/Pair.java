@@ -8,6 +8,8 @@ import dev.sluice.net.SocketOptions;
 import dev.sluice.proxy.config.ReadSizes;
 import dev.sluice.proxy.config.TimeoutSettings;
 import dev.sluice.proxy.config.Units;
+import dev.sluice.proxy.proxyprotocol.HeaderFirst;
+import dev.sluice.proxy.proxyprotocol.OutboundHeader;
 import dev.sluice.proxy.proxyprotocol.ProxyHeader;
 import dev.sluice.tls.TlsClient;
 import dev.sluice.tls.TlsConnection;
@@ -94,6 +96,14 @@ public final class Pair {
 
     /** The name sent as SNI and verified, with TLS. */
     default String tlsServerName() {
+      return null;
+    }
+
+    /**
+     * The PROXY protocol header version it expects first on every connection (the original client's
+     * addresses, and with v2 what TLS told), or null for none.
+     */
+    default ProxyHeader.Version proxyProtocol() {
       return null;
     }
 
@@ -347,11 +357,18 @@ public final class Pair {
     TimeoutSettings timeouts = owner.timeouts();
     SocketOptions options = owner.upstreamOptions().withConnectTimeout(timeouts.connect());
     Upstream attempt = target;
-    TlsClient tls = attempt.tls();
+    ProxyHeader.Version proxyProtocol = attempt.proxyProtocol();
+    byte[] header =
+        proxyProtocol == null ? null : OutboundHeader.forPair(this, proxyProtocol); // per attempt
     java.util.concurrent.CompletableFuture<?> connected =
-        tls == null
-            ? loop.connect(attempt.address(), options, upstream)
-            : tls.connect(loop, attempt.address(), attempt.tlsServerName(), options, upstream);
+        HeaderFirst.connect(
+            loop,
+            attempt.address(),
+            options,
+            attempt.tls(),
+            attempt.tlsServerName(),
+            header,
+            upstream);
     connected.whenComplete(
         (connection, error) -> {
           if (error != null) {
