@@ -35,7 +35,7 @@ final class HeaderChecks {
    * Every invariant: no exception; NeedMore only below the most a header may take; a reason for
    * every refusal; a parsed header no longer than the input, the same when anything follows it,
    * undecided when cut short, and re-encoded to bytes that parse to it again; a prefix decided only
-   * as the whole was.
+   * as the whole was; the signature check agreeing with all of it.
    */
   static Result checkAll(ProxyHeaderParser parser, byte[] input, int cut) {
     Result result = parse(parser, input);
@@ -61,6 +61,17 @@ final class HeaderChecks {
             input,
             "re-encoded " + HexFormat.of().formatHex(again) + " parsed as " + reparsed);
       }
+    }
+    // What a listener with optional headers decides on (a header or a direct client's bytes)
+    // agrees with the parser: no header without its signature, nothing undecided it has decided.
+    switch (ProxyHeaderParser.signature(java.nio.ByteBuffer.wrap(input))) {
+      case ABSENT ->
+          check(
+              result instanceof Invalid v && v.reason().startsWith("not a PROXY protocol header"),
+              input,
+              "no signature, yet " + result);
+      case UNDECIDED -> check(result instanceof NeedMore, input, "half a signature: " + result);
+      case PRESENT -> {}
     }
     int at = Math.floorMod(cut, input.length + 1);
     Result prefix = parse(parser, Arrays.copyOf(input, at));
