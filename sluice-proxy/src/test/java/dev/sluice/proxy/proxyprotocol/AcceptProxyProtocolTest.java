@@ -364,6 +364,48 @@ class AcceptProxyProtocolTest {
     }
   }
 
+  @Test
+  void theHeaderComesBeforeThePassthroughClientHelloWhichReachesTheUpstreamUntouched()
+      throws Exception {
+    String passthrough = "    tls: {passthrough: true}";
+    try (ScriptedUpstream upstream = ScriptedUpstream.start();
+        ProxyFixture proxy =
+            ProxyFixture.start(yaml(upstream.address(), TRUST_LOOPBACK, passthrough), dir);
+        Socket raw = connect(proxy)) {
+      raw.getOutputStream().write(V1);
+      SSLContext context = SSLContext.getInstance("TLS");
+      context.init(null, TestPki.get().caTrust().trustManagers(), null);
+      InetSocketAddress at = (InetSocketAddress) proxy.address("front");
+      SSLSocket secure =
+          (SSLSocket) context.getSocketFactory().createSocket(raw, "localhost", at.getPort(), true);
+      SSLParameters p = secure.getSSLParameters();
+      p.setServerNames(List.of(new SNIHostName("passthrough.test")));
+      secure.setSSLParameters(p);
+      // The handshake cannot finish (the upstream here only reads): it runs on its own thread.
+      Thread handshake =
+          Thread.ofVirtual()
+              .start(
+                  () -> {
+                    try {
+                      secure.startHandshake();
+                    } catch (IOException expected) {
+                      // the test closes the connection under it
+                    }
+                  });
+      try (Socket up = upstream.next()) {
+        up.setSoTimeout(timeoutMillis());
+        byte[] record = up.getInputStream().readNBytes(5);
+        assertThat(record[0]).as("a TLS handshake record, not the header").isEqualTo((byte) 0x16);
+        assertThat(record[1]).isEqualTo((byte) 0x03);
+      }
+      secure.close();
+      handshake.join(timeoutMillis());
+      Pair pair = proxy.awaitClosed(1).getFirst();
+      assertThat(pair.serverName()).isEqualTo("passthrough.test");
+      assertThat(((InetSocketAddress) pair.clientAddress()).getPort()).isEqualTo(51234);
+    }
+  }
+
   // ---- helpers ----
 
   static Socket connect(ProxyFixture proxy) throws IOException {
