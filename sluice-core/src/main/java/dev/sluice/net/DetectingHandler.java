@@ -9,7 +9,9 @@ import java.time.Duration;
  * connection over ({@link Connection#switchHandler}) and replays every byte read so far to the next
  * handler as a read of its own, or refuses it. The usual case, a decision on the first read,
  * replays that read without a copy; bytes that arrive split are kept at exact size until the
- * decision, at most {@code maxBytes} of them, for at most {@code timeout}.
+ * decision, at most {@code maxBytes} of them, for at most {@code timeout}. A detector may keep a
+ * header of its own ({@link Detection#handOver(ConnectionHandler, int)}): the next handler then
+ * sees only the bytes after it, the rest of that same read included.
  */
 public final class DetectingHandler implements ConnectionHandler {
   private final Detector detector;
@@ -76,8 +78,8 @@ public final class DetectingHandler implements ConnectionHandler {
     }
     Detection detection = detector.onEndOfInput(connection, heldView());
     decide(connection, detection, null, held());
-    if (detection instanceof Detection.HandOver(ConnectionHandler next) && connection.isOpen()) {
-      next.onEndOfInput(connection);
+    if (detection instanceof Detection.HandOver handOver && connection.isOpen()) {
+      handOver.next().onEndOfInput(connection);
     }
   }
 
@@ -103,15 +105,26 @@ public final class DetectingHandler implements ConnectionHandler {
     held = null;
     switch (detection) {
       case Detection.Reject(CloseReason reason) -> connection.close(reason);
-      case Detection.HandOver(ConnectionHandler next) -> {
+      case Detection.HandOver(ConnectionHandler next, int consumed) -> {
+        ByteBuffer all = current != null ? current.buffer() : replay;
+        int available = all == null ? 0 : all.remaining();
+        if (consumed > available) {
+          connection.close(
+              new CloseReason.Error(
+                  new IllegalStateException(
+                      "the detector consumed " + consumed + " B of the " + available + " B read")));
+          return;
+        }
         connection.switchHandler(next);
         if (!connection.isOpen()) {
           return;
         }
-        if (current != null) {
-          next.onRead(connection, current);
-        } else if (replay != null && replay.hasRemaining()) {
-          BorrowedBytes.lend(replay, bytes -> next.onRead(connection, bytes));
+        if (current != null && consumed == 0) {
+          next.onRead(connection, current); // the first read, passed on as it is
+        } else if (consumed < available) {
+          // What followed the detector's own bytes, still lent: no copy.
+          ByteBuffer rest = all.slice(all.position() + consumed, available - consumed);
+          BorrowedBytes.lend(rest, bytes -> next.onRead(connection, bytes));
         }
       }
       case Detection.NeedMore ignored -> throw new AssertionError("handled above");

@@ -9,8 +9,23 @@ public sealed interface Detection {
   /** Read more before deciding. */
   record NeedMore() implements Detection {}
 
-  /** Hand the connection, and every byte read so far, to {@code next}. */
-  record HandOver(ConnectionHandler next) implements Detection {}
+  /**
+   * Hand the connection to {@code next} with every byte read so far but the first {@code consumed}:
+   * a detector that read a header of its own (a PROXY protocol header) keeps it, and the next
+   * handler sees what followed it.
+   */
+  record HandOver(ConnectionHandler next, int consumed) implements Detection {
+    public HandOver {
+      if (consumed < 0) {
+        throw new IllegalArgumentException("consumed must not be negative: " + consumed);
+      }
+    }
+
+    /** Hands over every byte read so far. */
+    public HandOver(ConnectionHandler next) {
+      this(next, 0);
+    }
+  }
 
   /** Close the connection with {@code reason}; nothing else sees it. */
   record Reject(CloseReason reason) implements Detection {}
@@ -18,6 +33,14 @@ public sealed interface Detection {
   /** Hands the connection to {@code next}. */
   static Detection handOver(ConnectionHandler next) {
     return new HandOver(next);
+  }
+
+  /**
+   * Hands the connection to {@code next} without the first {@code consumed} bytes, which the
+   * detector has read for itself.
+   */
+  static Detection handOver(ConnectionHandler next, int consumed) {
+    return new HandOver(next, consumed);
   }
 
   /** Refuses the connection with a {@link CloseReason.Rejected} of this label and detail. */

@@ -179,6 +179,114 @@ class DetectingHandlerTest {
     }
   }
 
+  /** Reads a header line for itself: the next stage sees only what follows the newline. */
+  private static Detector headerLine(ConnectionHandler next, List<String> headers) {
+    return (connection, prefix) -> {
+      for (int i = prefix.position(); i < prefix.limit(); i++) {
+        if (prefix.get(i) == '\n') {
+          byte[] header = new byte[i + 1 - prefix.position()];
+          prefix.get(prefix.position(), header);
+          headers.add(new String(header, StandardCharsets.US_ASCII));
+          return Detection.handOver(next, header.length);
+        }
+      }
+      return Detection.NEED_MORE;
+    };
+  }
+
+  @Test
+  void aDetectorThatKeepsItsHeaderPassesOnOnlyTheRestOfThatRead() {
+    Next next = new Next();
+    List<String> headers = new ArrayList<>();
+    try (EmbeddedConnection c =
+        EmbeddedConnection.open(
+            new DetectingHandler(headerLine(next, headers), 64, Duration.ofSeconds(10)))) {
+      c.feed(ascii("HEADER 1\npayload"));
+      c.feed(ascii(" and more"));
+      assertThat(headers).containsExactly("HEADER 1\n");
+      assertThat(next.activations).isEqualTo(1);
+      assertThat(next.reads).containsExactly(7, 9);
+      assertThat(next.bytes.toString(StandardCharsets.US_ASCII)).isEqualTo("payload and more");
+    }
+  }
+
+  @Test
+  void aHeaderCutAtEveryByteLeavesExactlyWhatFollowsIt() {
+    String header = "HEADER 1\n";
+    String all = header + "payload";
+    for (int cut = 1; cut < all.length(); cut++) {
+      Next next = new Next();
+      List<String> headers = new ArrayList<>();
+      try (EmbeddedConnection c =
+          EmbeddedConnection.open(
+              new DetectingHandler(headerLine(next, headers), 64, Duration.ofSeconds(10)))) {
+        c.feed(ascii(all.substring(0, cut)));
+        c.feed(ascii(all.substring(cut)));
+        assertThat(headers).as("cut at %d", cut).containsExactly(header);
+        assertThat(next.bytes.toString(StandardCharsets.US_ASCII))
+            .as("cut at %d", cut)
+            .isEqualTo("payload");
+        assertThat(next.reads).as("cut at %d: no empty read", cut).doesNotContain(0);
+      }
+    }
+  }
+
+  @Test
+  void aHeaderThatIsTheWholeReadPassesNothingOnUntilTheNextRead() {
+    Next next = new Next();
+    try (EmbeddedConnection c =
+        EmbeddedConnection.open(
+            new DetectingHandler(
+                headerLine(next, new ArrayList<>()), 64, Duration.ofSeconds(10)))) {
+      c.feed(ascii("HEADER\n"));
+      assertThat(next.activations).isEqualTo(1);
+      assertThat(next.reads).isEmpty();
+      c.feed(ascii("x"));
+      assertThat(next.reads).containsExactly(1);
+    }
+  }
+
+  @Test
+  void aHeaderKeptAtEndOfInputReplaysOnlyWhatFollowsItThenTheEnd() {
+    Next next = new Next();
+    Detector atEnd =
+        new Detector() {
+          @Override
+          public Detection detect(Connection connection, ByteBuffer prefix) {
+            return Detection.NEED_MORE;
+          }
+
+          @Override
+          public Detection onEndOfInput(Connection connection, ByteBuffer prefix) {
+            return Detection.handOver(next, 3);
+          }
+        };
+    try (EmbeddedConnection c =
+        EmbeddedConnection.open(new DetectingHandler(atEnd, 64, Duration.ofSeconds(10)))) {
+      c.feed(ascii("HD:rest"));
+      c.feedEndOfInput();
+      assertThat(next.bytes.toString(StandardCharsets.US_ASCII)).isEqualTo("rest");
+      assertThat(next.endOfInput).isTrue();
+    }
+  }
+
+  @Test
+  void aDetectorThatClaimsMoreBytesThanWereReadClosesWithAnError() {
+    Next next = new Next();
+    try (EmbeddedConnection c =
+        EmbeddedConnection.open(
+            new DetectingHandler(
+                (connection, prefix) -> Detection.handOver(next, prefix.remaining() + 1),
+                64,
+                Duration.ofSeconds(10)))) {
+      c.feed(ascii("abc"));
+      assertThat(c.closeReason()).isInstanceOf(CloseReason.Error.class);
+      assertThat(((CloseReason.Error) c.closeReason()).cause())
+          .hasMessageContaining("consumed 4 B of the 3 B read");
+      assertThat(next.activations).isZero();
+    }
+  }
+
   @Test
   void aDetectorThatThrowsClosesThatConnectionWithTheError() {
     try (EmbeddedConnection c =

@@ -3,6 +3,7 @@ package dev.sluice.proxy.cluster;
 import dev.sluice.proxy.forward.CloseCause;
 import dev.sluice.proxy.forward.Pair;
 import dev.sluice.proxy.forward.Side;
+import dev.sluice.proxy.proxyprotocol.ProxyHeader;
 import dev.sluice.tls.TlsClient;
 import java.net.SocketAddress;
 import java.util.concurrent.atomic.AtomicLong;
@@ -148,6 +149,11 @@ public final class UpstreamTarget implements Pair.Upstream {
     return cluster.config().tls() != null && cluster.config().tls().serverName() != null
         ? cluster.config().tls().serverName()
         : host;
+  }
+
+  @Override
+  public ProxyHeader.Version proxyProtocol() {
+    return cluster.config().proxyProtocol();
   }
 
   @Override

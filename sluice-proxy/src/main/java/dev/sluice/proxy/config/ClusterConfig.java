@@ -1,5 +1,6 @@
 package dev.sluice.proxy.config;
 
+import dev.sluice.proxy.proxyprotocol.ProxyHeader.Version;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -17,6 +18,8 @@ import java.util.List;
  * @param slowStart over how long an upstream that comes back gets its full share (zero: at once)
  * @param resolveInterval how often host names are resolved again ({@link Duration#ZERO}: once)
  * @param tls TLS to the upstreams (re-encryption), or null for plain
+ * @param proxyProtocol the PROXY protocol header sent first to every upstream (and before every
+ *     health check), or null for none
  */
 public record ClusterConfig(
     String name,
@@ -27,10 +30,35 @@ public record ClusterConfig(
     Retries retries,
     Duration slowStart,
     Duration resolveInterval,
-    UpstreamTls tls) {
+    UpstreamTls tls,
+    Version proxyProtocol) {
 
   public ClusterConfig {
     upstreams = List.copyOf(upstreams);
+  }
+
+  /** A cluster that sends no PROXY protocol header. */
+  public ClusterConfig(
+      String name,
+      List<UpstreamConfig> upstreams,
+      Balance balance,
+      HealthCheck healthCheck,
+      PassiveHealth passive,
+      Retries retries,
+      Duration slowStart,
+      Duration resolveInterval,
+      UpstreamTls tls) {
+    this(
+        name,
+        upstreams,
+        balance,
+        healthCheck,
+        passive,
+        retries,
+        slowStart,
+        resolveInterval,
+        tls,
+        null);
   }
 
   /** A cluster with every default: round-robin, no checks, 3 tries within 5 s. */

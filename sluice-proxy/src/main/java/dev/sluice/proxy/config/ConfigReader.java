@@ -5,6 +5,8 @@ import dev.sluice.proxy.config.ClusterConfig.UpstreamConfig;
 import dev.sluice.proxy.config.ListenerTls.Certificate;
 import dev.sluice.proxy.config.ListenerTls.ClientAuthMode;
 import dev.sluice.proxy.config.YamlNode.Problems;
+import dev.sluice.proxy.proxyprotocol.ProxyHeader;
+import dev.sluice.proxy.proxyprotocol.ProxyHeaderParser;
 import dev.sluice.tls.KeyMaterial;
 import dev.sluice.tls.KeyMaterialException;
 import dev.sluice.tls.TrustMaterial;
@@ -15,6 +17,7 @@ import java.security.cert.CertificateParsingException;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -232,7 +235,8 @@ public final class ConfigReader {
             "maxConnections",
             "limits",
             "timeouts",
-            "buffers");
+            "buffers",
+            "proxyProtocol");
     String name = name(node, f);
     Endpoint address = endpoint(require(node, f, "address"));
     ListenerTls tls = f.containsKey("tls") ? listenerTls(f.get("tls")) : null;
@@ -253,10 +257,72 @@ public final class ConfigReader {
                 globalBuffers.reads)
             : globalBuffers.reads;
     Limits limits = f.containsKey("limits") ? limits(f.get("limits"), tls) : Limits.NONE;
+    ListenerProxyProtocol proxyProtocol =
+        f.containsKey("proxyProtocol") ? acceptProxyProtocol(f.get("proxyProtocol")) : null;
     if (name == null || address == null || route == null) {
       return null;
     }
-    return new ListenerConfig(name, address, route, tls, maxConnections, timeouts, reads, limits);
+    return new ListenerConfig(
+        name, address, route, tls, maxConnections, timeouts, reads, limits, proxyProtocol);
+  }
+
+  private ListenerProxyProtocol acceptProxyProtocol(YamlNode node) {
+    Map<String, YamlNode> f =
+        node.fields("trustedSources", "timeout", "versions", "maxHeaderBytes", "optional");
+    YamlNode trusted = require(node, f, "trustedSources");
+    List<Cidr> sources = trusted == null ? List.of() : networks(trusted);
+    if (trusted != null && trusted.isSequence() && trusted.items().isEmpty()) {
+      trusted.problem(
+          "needs the networks of the load balancers that send headers (0.0.0.0/0 and ::/0 trust"
+              + " everyone)");
+    }
+    Duration timeout = timeout(f, "timeout", ListenerProxyProtocol.DEFAULT_TIMEOUT);
+    Set<ProxyHeader.Version> versions = EnumSet.allOf(ProxyHeader.Version.class);
+    if (f.containsKey("versions")) {
+      YamlNode list = f.get("versions");
+      versions = EnumSet.noneOf(ProxyHeader.Version.class);
+      for (YamlNode item : list.items()) {
+        ProxyHeader.Version version = proxyVersion(item);
+        if (version != null) {
+          versions.add(version);
+        }
+      }
+      if (list.isSequence() && list.items().isEmpty()) {
+        list.problem("needs at least one version: v1, v2");
+      }
+      if (versions.isEmpty()) {
+        versions = EnumSet.allOf(ProxyHeader.Version.class);
+      }
+    }
+    int maxHeaderBytes =
+        f.containsKey("maxHeaderBytes")
+            ? (int)
+                sizeIn(
+                    f.get("maxHeaderBytes"),
+                    ProxyHeaderParser.MIN_MAX_BYTES,
+                    ProxyHeaderParser.V2_MAX_BYTES,
+                    ListenerProxyProtocol.DEFAULT_MAX_HEADER_BYTES)
+            : ListenerProxyProtocol.DEFAULT_MAX_HEADER_BYTES;
+    if (f.containsKey("maxHeaderBytes") && !versions.contains(ProxyHeader.Version.V2)) {
+      f.get("maxHeaderBytes")
+          .problem("maxHeaderBytes is for v2 headers (a v1 line is at most 107 B)");
+    }
+    boolean optional = f.containsKey("optional") && bool(f.get("optional"));
+    return new ListenerProxyProtocol(sources, timeout, versions, maxHeaderBytes, optional);
+  }
+
+  private ProxyHeader.Version proxyVersion(YamlNode node) {
+    String text = node.text().orElse(null);
+    if (text == null) {
+      return null;
+    }
+    for (ProxyHeader.Version version : ProxyHeader.Version.values()) {
+      if (version.label().equals(text)) {
+        return version;
+      }
+    }
+    node.problem("'" + text + "' is not a PROXY protocol version: v1 or v2");
+    return null;
   }
 
   private Route route(
@@ -504,7 +570,8 @@ public final class ConfigReader {
             "retries",
             "slowStart",
             "resolveInterval",
-            "tls");
+            "tls",
+            "proxyProtocol");
     String name = name(node, f);
     List<UpstreamConfig> upstreams = new ArrayList<>();
     YamlNode list = require(node, f, "upstreams");
@@ -551,10 +618,21 @@ public final class ConfigReader {
     }
     Duration slowStart = timeout(f, "slowStart", Duration.ZERO);
     Duration resolve = timeout(f, "resolveInterval", Duration.ZERO);
+    ProxyHeader.Version proxyProtocol =
+        f.containsKey("proxyProtocol") ? proxyVersion(f.get("proxyProtocol")) : null;
     return name == null
         ? null
         : new ClusterConfig(
-            name, upstreams, balance, check, passive, retries, slowStart, resolve, tls);
+            name,
+            upstreams,
+            balance,
+            check,
+            passive,
+            retries,
+            slowStart,
+            resolve,
+            tls,
+            proxyProtocol);
   }
 
   private ClusterConfig.HealthCheck healthCheck(YamlNode node, boolean clusterTls) {

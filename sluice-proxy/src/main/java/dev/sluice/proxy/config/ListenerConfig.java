@@ -11,6 +11,7 @@ package dev.sluice.proxy.config;
  * @param timeouts the timeouts of its pairs (the global ones with this listener's overrides)
  * @param reads the read sizes of its pairs (likewise)
  * @param limits what it refuses at once (rates, per-address limits, networks, clients without SNI)
+ * @param proxyProtocol the PROXY protocol headers its clients begin with, or null for none
  */
 public record ListenerConfig(
     String name,
@@ -20,4 +21,19 @@ public record ListenerConfig(
     int maxConnections,
     TimeoutSettings timeouts,
     ReadSizes reads,
-    Limits limits) {}
+    Limits limits,
+    ListenerProxyProtocol proxyProtocol) {
+
+  /** A listener without PROXY protocol headers. */
+  public ListenerConfig(
+      String name,
+      Endpoint address,
+      Route route,
+      ListenerTls tls,
+      int maxConnections,
+      TimeoutSettings timeouts,
+      ReadSizes reads,
+      Limits limits) {
+    this(name, address, route, tls, maxConnections, timeouts, reads, limits, null);
+  }
+}

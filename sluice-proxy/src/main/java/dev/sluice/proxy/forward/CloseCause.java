@@ -39,6 +39,15 @@ public enum CloseCause {
   /** A passthrough listener could not read a ClientHello (malformed, too large, too slow). */
   CLIENT_HELLO_INVALID("client_hello_invalid"),
   /**
+   * A listener that expects PROXY protocol headers got a malformed, truncated, oversized or
+   * unexpected one (or none: the client closed first).
+   */
+  PROXY_PROTOCOL_INVALID("proxy_protocol_invalid"),
+  /** No complete PROXY protocol header within the listener's time for it. */
+  PROXY_PROTOCOL_TIMEOUT("proxy_protocol_timeout"),
+  /** A listener that expects PROXY protocol headers refused a peer that is not a trusted source. */
+  PROXY_PROTOCOL_UNTRUSTED("proxy_protocol_untrusted"),
+  /**
    * The upstream's TLS handshake failed (its certificate did not verify, no common protocol...).
    */
   UPSTREAM_TLS_FAILED("upstream_tls_failed"),

@@ -8,6 +8,9 @@ import dev.sluice.net.SocketOptions;
 import dev.sluice.proxy.config.ReadSizes;
 import dev.sluice.proxy.config.TimeoutSettings;
 import dev.sluice.proxy.config.Units;
+import dev.sluice.proxy.proxyprotocol.HeaderFirst;
+import dev.sluice.proxy.proxyprotocol.OutboundHeader;
+import dev.sluice.proxy.proxyprotocol.ProxyHeader;
 import dev.sluice.tls.TlsClient;
 import dev.sluice.tls.TlsConnection;
 import dev.sluice.tls.TlsHandshakeException;
@@ -96,6 +99,14 @@ public final class Pair {
       return null;
     }
 
+    /**
+     * The PROXY protocol header version it expects first on every connection (the original client's
+     * addresses, and with v2 what TLS told), or null for none.
+     */
+    default ProxyHeader.Version proxyProtocol() {
+      return null;
+    }
+
     /** A pair connected to it. */
     default void connected() {}
 
@@ -132,6 +143,8 @@ public final class Pair {
   private String serverName;
   private String applicationProtocol;
   private SocketAddress clientAddress;
+  private SocketAddress peerAddress;
+  private ProxyHeader proxyHeader;
   private Upstream target;
   private boolean upstreamActive;
   private List<Upstream> tried = List.of();
@@ -209,9 +222,44 @@ public final class Pair {
     this.applicationProtocol = protocol;
   }
 
-  /** The client's address (null until its connection is known). */
+  /**
+   * The client's address: the original client's as a PROXY protocol header told it, else the peer's
+   * (null until its connection is known).
+   */
   public SocketAddress clientAddress() {
-    return clientAddress;
+    return clientAddress != null ? clientAddress : peerAddress;
+  }
+
+  /**
+   * The address of the peer that connected: the client itself, or with a PROXY protocol header the
+   * load balancer that sent it (null until the connection is known).
+   */
+  public SocketAddress peerAddress() {
+    return peerAddress;
+  }
+
+  /** The PROXY protocol header the client's connection began with, or null. */
+  public ProxyHeader proxyHeader() {
+    return proxyHeader;
+  }
+
+  /**
+   * Records the PROXY protocol header the connection began with: its source, when it names one, is
+   * the client's address from now on (a LOCAL or UNKNOWN header leaves the peer's).
+   */
+  public void proxyHeader(ProxyHeader header) {
+    this.proxyHeader = header;
+    if (header.source() != null) {
+      clientAddress = header.source();
+    }
+  }
+
+  /** The address the client connected to: the header's destination, else the listener's. */
+  public SocketAddress destinationAddress() {
+    if (proxyHeader != null && proxyHeader.destination() != null) {
+      return proxyHeader.destination();
+    }
+    return client.connection == null ? null : client.connection.localAddress();
   }
 
   /** The upstream chosen, or null. */
@@ -270,7 +318,7 @@ public final class Pair {
 
   private void onClientActive(Connection c) {
     loop = c.loop();
-    clientAddress = c.remoteAddress();
+    peerAddress(c.remoteAddress());
     registry = PairRegistry.of(loop);
     registry.add(this);
     c.setMaxReadBytes(owner.reads().client());
@@ -309,11 +357,18 @@ public final class Pair {
     TimeoutSettings timeouts = owner.timeouts();
     SocketOptions options = owner.upstreamOptions().withConnectTimeout(timeouts.connect());
     Upstream attempt = target;
-    TlsClient tls = attempt.tls();
+    ProxyHeader.Version proxyProtocol = attempt.proxyProtocol();
+    byte[] header =
+        proxyProtocol == null ? null : OutboundHeader.forPair(this, proxyProtocol); // per attempt
     java.util.concurrent.CompletableFuture<?> connected =
-        tls == null
-            ? loop.connect(attempt.address(), options, upstream)
-            : tls.connect(loop, attempt.address(), attempt.tlsServerName(), options, upstream);
+        HeaderFirst.connect(
+            loop,
+            attempt.address(),
+            options,
+            attempt.tls(),
+            attempt.tlsServerName(),
+            header,
+            upstream);
     connected.whenComplete(
         (connection, error) -> {
           if (error != null) {
@@ -458,10 +513,21 @@ public final class Pair {
     this.onEnd = release;
   }
 
-  /** Records the client's address before its leg is active (for the access log of a refusal). */
+  /**
+   * Records the client's address before its leg is active, unless a PROXY protocol header named it
+   * (for the access log of a refusal; the balancer's hash in tests).
+   */
   public void clientAddress(SocketAddress address) {
     if (clientAddress == null) {
       clientAddress = address;
+    }
+    peerAddress(address);
+  }
+
+  /** Records the peer's address before the client's leg is active (first stages, refusals). */
+  public void peerAddress(SocketAddress address) {
+    if (peerAddress == null) {
+      peerAddress = address;
     }
   }
 

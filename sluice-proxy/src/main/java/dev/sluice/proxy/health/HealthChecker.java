@@ -9,6 +9,9 @@ import dev.sluice.net.SocketOptions;
 import dev.sluice.proxy.cluster.Cluster;
 import dev.sluice.proxy.cluster.UpstreamTarget;
 import dev.sluice.proxy.config.ClusterConfig;
+import dev.sluice.proxy.proxyprotocol.HeaderFirst;
+import dev.sluice.proxy.proxyprotocol.OutboundHeader;
+import dev.sluice.proxy.proxyprotocol.ProxyHeader;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -109,12 +112,19 @@ public final class HealthChecker implements AutoCloseable {
               }
             });
     result.whenComplete((r, e) -> deadline.cancel());
+    // An upstream that expects PROXY protocol headers refuses a connection without one: the check
+    // sends the header of the checker's own connection (v2 LOCAL, v1 UNKNOWN), as HAProxy's
+    // check-send-proxy does, and before the TLS handshake of a tls check.
+    ProxyHeader.Version proxyProtocol = cluster.config().proxyProtocol();
     CompletableFuture<?> connect =
-        check.type() == ClusterConfig.CheckType.TLS
-            ? cluster
-                .tlsClient()
-                .connect(loop, target.address(), target.tlsServerName(), options, handler)
-            : loop.connect(target.address(), options, handler);
+        HeaderFirst.connect(
+            loop,
+            target.address(),
+            options,
+            check.type() == ClusterConfig.CheckType.TLS ? cluster.tlsClient() : null,
+            target.tlsServerName(),
+            proxyProtocol == null ? null : OutboundHeader.forHealthCheck(proxyProtocol),
+            handler);
     connect.whenComplete(
         (c, error) -> {
           if (error != null) {

@@ -25,7 +25,7 @@ public final class ClientHelloDetector implements Detector {
 
   @Override
   public Detection detect(Connection connection, ByteBuffer prefix) {
-    pair.clientAddress(connection.remoteAddress());
+    pair.peerAddress(connection.remoteAddress());
     return switch (ClientHello.parse(prefix, maxBytes)) {
       case ClientHello.NeedMore more -> Detection.NEED_MORE;
       case ClientHello.Parsed hello -> {
@@ -54,7 +54,7 @@ public final class ClientHelloDetector implements Detector {
 
   @Override
   public void onClosed(Connection connection, CloseReason reason) {
-    pair.clientAddress(connection.remoteAddress());
+    pair.peerAddress(connection.remoteAddress());
     pair.refused(
         reason instanceof CloseReason.PeerReset
             ? CloseCause.CLIENT_RESET

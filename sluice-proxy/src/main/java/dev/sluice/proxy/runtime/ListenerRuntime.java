@@ -21,6 +21,7 @@ import dev.sluice.proxy.forward.Pair;
 import dev.sluice.proxy.forward.UpstreamChoice;
 import dev.sluice.proxy.limit.Admission;
 import dev.sluice.proxy.metrics.ListenerStats;
+import dev.sluice.proxy.proxyprotocol.ProxyProtocolStage;
 import dev.sluice.proxy.route.ClientHelloDetector;
 import dev.sluice.tls.TlsServer;
 import java.io.IOException;
@@ -41,13 +42,18 @@ public final class ListenerRuntime implements Pair.Owner {
   private static final org.slf4j.Logger LOG =
       org.slf4j.LoggerFactory.getLogger(ListenerRuntime.class);
 
-  /** Everything a reload may change about a listener, swapped as one. */
+  /**
+   * Everything a reload may change about a listener, swapped as one.
+   *
+   * @param proxyProtocol the stage reading PROXY protocol headers first, or null
+   */
   record Settings(
       ListenerConfig config,
       TlsServer tls,
       Map<String, Cluster> clusters,
       SocketOptions upstream,
-      Admission admission) {}
+      Admission admission,
+      ProxyProtocolStage proxyProtocol) {}
 
   private final String name;
   private final ListenerStats stats;
@@ -194,7 +200,10 @@ public final class ListenerRuntime implements Pair.Owner {
     Limits limits = now.config().limits();
     boolean byAddress =
         !limits.allow().isEmpty() || !limits.deny().isEmpty() || limits.perSourceAddress() > 0;
-    return byAddress ? new AddressCheck(pair, now.admission(), first) : first;
+    ConnectionHandler client = byAddress ? new AddressCheck(pair, now.admission(), first) : first;
+    // With PROXY protocol the header comes before everything (the TLS handshake, the ClientHello),
+    // and the address limits judge the client it names, as HAProxy's ACLs do after accept-proxy.
+    return now.proxyProtocol() == null ? client : now.proxyProtocol().first(pair, client);
   }
 
   private static ConnectionHandler refuse(Pair pair, CloseCause cause, String detail) {
@@ -204,34 +213,45 @@ public final class ListenerRuntime implements Pair.Owner {
 
   /**
    * Judges the client's address (networks, connections per address) before anything else runs for
-   * it, not even a TLS handshake.
+   * it, not even a TLS handshake: the peer's, or the original client's that a PROXY protocol header
+   * named (a LOCAL header leaves the peer's).
    */
   private record AddressCheck(Pair pair, Admission admission, ConnectionHandler next)
       implements ConnectionHandler {
     @Override
     public void onActive(Connection connection) {
-      pair.clientAddress(connection.remoteAddress());
-      CloseCause refused = admission.byAddress(connection.remoteAddress());
+      pair.peerAddress(connection.remoteAddress());
+      SocketAddress client = pair.clientAddress();
+      CloseCause refused = admission.byAddress(client);
       if (refused != null) {
-        String detail = connection.remoteAddress() + " " + refused.label();
+        String detail = client + " " + refused.label();
         pair.refused(refused, detail);
         connection.close(new CloseReason.Rejected(refused.label(), detail));
         return;
       }
-      java.net.SocketAddress remote = connection.remoteAddress();
-      pair.releaseOnEnd(() -> admission.release(remote));
+      pair.releaseOnEnd(() -> admission.release(client));
       connection.switchHandler(next);
     }
 
+    // After a PROXY protocol header the first stage replays what followed it to this handler,
+    // which has already handed the connection on: those bytes, and the end of input, go on too.
+
     @Override
-    public void onRead(Connection connection, dev.sluice.memory.BorrowedBytes bytes) {}
+    public void onRead(Connection connection, dev.sluice.memory.BorrowedBytes bytes) {
+      next.onRead(connection, bytes);
+    }
+
+    @Override
+    public void onEndOfInput(Connection connection) {
+      next.onEndOfInput(connection);
+    }
   }
 
   /** Closes a connection refused at accept, once it is active. */
   private record Refusal(Pair pair, CloseReason reason) implements ConnectionHandler {
     @Override
     public void onActive(Connection connection) {
-      pair.clientAddress(connection.remoteAddress());
+      pair.peerAddress(connection.remoteAddress());
       connection.close(reason);
     }
 

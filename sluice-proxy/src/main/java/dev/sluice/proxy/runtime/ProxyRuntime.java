@@ -18,6 +18,7 @@ import dev.sluice.proxy.forward.InFlightBudget;
 import dev.sluice.proxy.forward.PairRegistry;
 import dev.sluice.proxy.health.HealthChecker;
 import dev.sluice.proxy.limit.Admission;
+import dev.sluice.proxy.proxyprotocol.ProxyProtocolStage;
 import dev.sluice.tls.TlsClient;
 import dev.sluice.tls.TlsServer;
 import java.io.IOException;
@@ -321,7 +322,10 @@ public final class ProxyRuntime implements AutoCloseable {
         running != null && running.admission().limits().equals(l.limits())
             ? running.admission()
             : new Admission(l.limits());
-    return new ListenerRuntime.Settings(l, tls, clusterMap, SocketOptions.defaults(), admission);
+    ProxyProtocolStage proxyProtocol =
+        l.proxyProtocol() == null ? null : new ProxyProtocolStage(l.proxyProtocol());
+    return new ListenerRuntime.Settings(
+        l, tls, clusterMap, SocketOptions.defaults(), admission, proxyProtocol);
   }
 
   /** Clusters of {@code next}, reusing the running ones whose configuration did not change. */

@@ -49,7 +49,7 @@ class ReferenceConfigTest {
 
     assertThat(config.listeners())
         .extracting(ListenerConfig::name)
-        .containsExactly("plain", "tls", "passthrough");
+        .containsExactly("plain", "tls", "passthrough", "behind-lb");
     ListenerConfig plain = config.listeners().get(0);
     assertThat(plain.maxConnections()).isEqualTo(10000);
     assertThat(plain.timeouts().idle()).isEqualTo(Duration.ofMinutes(30));
@@ -104,6 +104,16 @@ class ReferenceConfigTest {
 
     assertThat(config.admin().address()).isEqualTo(Endpoint.parse("127.0.0.1:9000"));
     assertThat(config.accessLog()).isEqualTo(new AccessLogTarget.File(dir.resolve("access.log")));
+    ListenerProxyProtocol behind = config.listeners().get(3).proxyProtocol();
+    assertThat(behind.trustedSources()).hasSize(2);
+    assertThat(behind.versions()).hasSize(2);
+    assertThat(behind.timeout()).isEqualTo(ListenerProxyProtocol.DEFAULT_TIMEOUT);
+    assertThat(behind.maxHeaderBytes()).isEqualTo(ListenerProxyProtocol.DEFAULT_MAX_HEADER_BYTES);
+    assertThat(behind.optional()).isFalse();
+    assertThat(config.listeners().get(0).proxyProtocol()).isNull();
+    assertThat(config.clusters().get(2).proxyProtocol())
+        .isEqualTo(dev.sluice.proxy.proxyprotocol.ProxyHeader.Version.V2);
+    assertThat(config.clusters().getFirst().proxyProtocol()).isNull();
     assertThat(config.maxBytesInFlight()).isEqualTo(256L << 20);
     assertThat(config.drainTimeout()).isEqualTo(Duration.ofSeconds(30));
   }
