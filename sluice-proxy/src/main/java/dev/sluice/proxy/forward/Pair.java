@@ -732,6 +732,9 @@ public final class Pair {
     if (serverName != null) {
       b.append(" sni ").append(serverName);
     }
+    if (clientAddress != null && !clientAddress.equals(peerAddress)) {
+      b.append(" for ").append(dev.sluice.proxy.config.Endpoint.format(clientAddress));
+    }
     return b.toString();
   }
 

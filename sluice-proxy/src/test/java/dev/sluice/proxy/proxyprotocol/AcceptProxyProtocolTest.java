@@ -82,6 +82,9 @@ class AcceptProxyProtocolTest {
       assertThat(pair.destinationAddress())
           .isEqualTo(new InetSocketAddress(InetAddress.getByName("192.0.2.10"), 443));
       assertThat(pair.client().bytesRead()).isEqualTo(15); // the header is not the client's
+      assertThat(pair.dumpLine(System.nanoTime()))
+          .as("the runtime dump names the header's client beside the socket's peer")
+          .contains("for 203.0.113.7:51234");
     }
   }
 
