@@ -11,7 +11,6 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.OutputStreamWriter;
-import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.StandardOpenOption;
@@ -41,9 +40,17 @@ public final class AccessLog implements PairObserver, AutoCloseable {
   private final LongAdder written = new LongAdder();
   private final LongAdder dropped = new LongAdder();
   private final Thread writerThread;
-  private Writer out;
+  private LogWriter out;
 
-  private AccessLog(AccessLogTarget target, Writer out) {
+  /** Lines in the writer's buffer since its last flush. */
+  private long unflushed;
+
+  /** When the writer last failed; {@link #out} is null from then until a retry opens one. */
+  private long failedAtNanos;
+
+  private static final long RETRY_NANOS = 5_000_000_000L;
+
+  private AccessLog(AccessLogTarget target, LogWriter out) {
     this.target = target;
     this.out = out;
     this.writerThread =
@@ -78,7 +85,12 @@ public final class AccessLog implements PairObserver, AutoCloseable {
 
   @Override
   public void onPairClosed(ListenerRuntime listener, Pair pair) {
-    if (!queue.offer(line(pair, System.currentTimeMillis()))) {
+    offer(line(pair, System.currentTimeMillis()));
+  }
+
+  /** Queues one line for the writer, or counts it dropped when the queue is full. */
+  void offer(String line) {
+    if (!queue.offer(line)) {
       dropped.increment();
     }
   }
@@ -132,6 +144,8 @@ public final class AccessLog implements PairObserver, AutoCloseable {
       }
       if (reopen.getAndSet(false)) {
         reopenNow();
+      } else if (out == null && System.nanoTime() - failedAtNanos > RETRY_NANOS) {
+        retryAfterFailure();
       }
       if (first == null) {
         continue;
@@ -163,11 +177,41 @@ public final class AccessLog implements PairObserver, AutoCloseable {
     try {
       out.write(line);
       out.write('\n');
-      written.increment();
+      unflushed++;
     } catch (IOException e) {
       dropped.increment();
-      LOG.warn("cannot write the access log {}: {}", target, e.toString());
-      closeWriter();
+      failed("write", e);
+    }
+  }
+
+  /**
+   * A write or flush failed (a full disk, a closed stdout): the writer is given up, so that a
+   * half-flushed buffer is never written twice, and lines are dropped (counted) until a new one
+   * opens, tried every {@link #RETRY_NANOS}.
+   */
+  private void failed(String what, IOException e) {
+    dropped.add(unflushed); // in the writer's buffer, never to reach the file
+    unflushed = 0;
+    LogWriter broken = out;
+    out = null;
+    if (broken != null) {
+      broken.abandon(); // flushing it again could write its bytes twice
+    }
+    LOG.warn(
+        "cannot {} the access log {}: {}; dropping lines, retrying in {} s",
+        what,
+        target,
+        e.toString(),
+        RETRY_NANOS / 1_000_000_000L);
+    failedAtNanos = System.nanoTime();
+  }
+
+  private void retryAfterFailure() {
+    try {
+      out = writerFor(target);
+      LOG.info("access log {} writable again", target);
+    } catch (IOException e) {
+      failedAtNanos = System.nanoTime();
     }
   }
 
@@ -175,9 +219,11 @@ public final class AccessLog implements PairObserver, AutoCloseable {
     try {
       if (out != null) {
         out.flush();
+        written.add(unflushed); // counted once the file has them, not when buffered
+        unflushed = 0;
       }
     } catch (IOException e) {
-      LOG.warn("cannot flush the access log {}: {}", target, e.toString());
+      failed("flush", e);
     }
   }
 
@@ -211,7 +257,30 @@ public final class AccessLog implements PairObserver, AutoCloseable {
     out = null;
   }
 
-  private static Writer writerFor(AccessLogTarget target) throws IOException {
+  /** The buffered writer and the stream under it, so that a failed one can be dropped unflushed. */
+  private static final class LogWriter extends java.io.BufferedWriter {
+    private final OutputStream stream;
+    private final boolean ours;
+
+    LogWriter(OutputStream stream, boolean ours) {
+      super(new OutputStreamWriter(stream, StandardCharsets.UTF_8), 64 * 1024);
+      this.stream = stream;
+      this.ours = ours;
+    }
+
+    /** Closes the file without writing the buffer (which may be partly written already). */
+    void abandon() {
+      if (ours) {
+        try {
+          stream.close();
+        } catch (IOException e) {
+          LOG.debug("closing a failed access log", e);
+        }
+      }
+    }
+  }
+
+  private static LogWriter writerFor(AccessLogTarget target) throws IOException {
     OutputStream stream =
         switch (target) {
           case AccessLogTarget.Stdout s -> new FileOutputStream(FileDescriptor.out);
@@ -222,8 +291,7 @@ public final class AccessLog implements PairObserver, AutoCloseable {
                   StandardOpenOption.WRITE,
                   StandardOpenOption.APPEND);
         };
-    return new java.io.BufferedWriter(
-        new OutputStreamWriter(stream, StandardCharsets.UTF_8), 64 * 1024);
+    return new LogWriter(stream, target instanceof AccessLogTarget.File);
   }
 
   /** Writes what is queued and stops (waits up to two seconds). */

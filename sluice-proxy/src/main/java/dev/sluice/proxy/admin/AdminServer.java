@@ -28,6 +28,9 @@ import java.util.concurrent.TimeUnit;
 public final class AdminServer implements AutoCloseable {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(AdminServer.class);
 
+  /** The most pairs per loop {@code /dump} lists. */
+  static final int MAX_DUMP_PAIRS = 10_000;
+
   /** A loop that has not run the sampler's task for this long is not live. */
   static final long LIVE_WITHIN_NANOS = TimeUnit.SECONDS.toNanos(5);
 
@@ -166,7 +169,8 @@ public final class AdminServer implements AutoCloseable {
       for (String part : query.split("&")) {
         if (part.startsWith("pairs=")) {
           try {
-            pairs = Math.max(0, Integer.parseInt(part.substring(6)));
+            // Capped: every pair listed is formatted on its loop, between its reads.
+            pairs = Math.clamp(Integer.parseInt(part.substring(6)), 0, MAX_DUMP_PAIRS);
           } catch (NumberFormatException e) {
             return Reply.text(400, "pairs= takes a whole number\n");
           }

@@ -87,9 +87,13 @@ public final class Cluster {
       running.put(u.name(), u);
     }
     List<UpstreamTarget> next = new ArrayList<>();
+    java.util.Set<String> taken = new java.util.HashSet<>();
     long now = System.nanoTime();
     for (ClusterConfig.UpstreamConfig u : config.upstreams()) {
       for (Resolved r : resolve(u.address())) {
+        if (!taken.add(r.name())) {
+          continue; // two names for one address: one upstream (and one metrics series)
+        }
         UpstreamTarget target = running.remove(r.name());
         if (target == null) {
           target =

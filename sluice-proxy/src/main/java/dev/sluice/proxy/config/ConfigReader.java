@@ -581,6 +581,10 @@ public final class ConfigReader {
         Endpoint address = endpoint(require(item, u, "address"));
         int weight = u.containsKey("weight") ? intIn(u.get("weight"), 1, 1000, 1) : 1;
         if (address != null) {
+          if (upstreams.stream().anyMatch(known -> known.address().equals(address))) {
+            item.problem(
+                "upstream " + address + " is listed twice (use weight for a larger share)");
+          }
           upstreams.add(new UpstreamConfig(address, weight));
         }
       }

@@ -41,11 +41,15 @@ public final class ProxyMetrics implements PairObserver {
   private final Histogram connectDuration;
 
   /**
-   * Each upstream's connect-time series, looked up once: the label lookup allocates, and it would
-   * run for every new pair.
+   * Each upstream's connect-time series, looked up once per name: client_java's label lookup
+   * allocates more, and it would run for every new pair. Keyed by names, not targets, so that old
+   * targets are not kept alive.
    */
-  private final Map<UpstreamTarget, DistributionDataPoint> connectDurationOf =
+  private final Map<UpstreamSeries, DistributionDataPoint> connectDurationOf =
       new ConcurrentHashMap<>();
+
+  /** An upstream's labels: a reload's new target for the same upstream finds the same series. */
+  private record UpstreamSeries(String cluster, String upstream) {}
 
   private final Counter reloads;
   private volatile LongSupplier accessLogLines = () -> 0;
@@ -131,7 +135,9 @@ public final class ProxyMetrics implements PairObserver {
   public void onPairForwarding(ListenerRuntime listener, Pair pair) {
     if (pair.target() instanceof UpstreamTarget upstream && pair.connectNanos() >= 0) {
       connectDurationOf
-          .computeIfAbsent(upstream, u -> connectDuration.labelValues(u.cluster().name(), u.name()))
+          .computeIfAbsent(
+              new UpstreamSeries(upstream.cluster().name(), upstream.name()),
+              key -> connectDuration.labelValues(key.cluster(), key.upstream()))
           .observe(Unit.nanosToSeconds(pair.connectNanos()));
     }
   }

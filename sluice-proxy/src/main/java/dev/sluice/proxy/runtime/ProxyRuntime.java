@@ -50,7 +50,13 @@ public final class ProxyRuntime implements AutoCloseable {
           Thread.ofPlatform().name("sluice-dns").daemon(true).factory());
   private volatile ProxyConfig config;
   private volatile Map<String, Cluster> clusters;
-  private boolean stopped;
+  private volatile boolean stopped;
+
+  /**
+   * The listeners as last published, for readers (metrics, the status page, readiness) that must
+   * not wait behind a reload, which holds this object's lock while it resolves names and binds.
+   */
+  private volatile List<ListenerRuntime> published = List.of();
 
   /** What runs for a cluster besides its pairs: its health checks and DNS refreshes. */
   private record ClusterJobs(HealthChecker checker, java.util.concurrent.Future<?> refresh) {
@@ -107,6 +113,7 @@ public final class ProxyRuntime implements AutoCloseable {
                 settingsFor(l, proxy.clusters, config.source(), null), proxy.budget, observer);
         listener.bind(proxy.group);
         proxy.listeners.put(l.name(), listener);
+        proxy.published = List.copyOf(proxy.listeners.values());
       }
     } catch (ConfigException | IOException | RuntimeException e) {
       proxy.close();
@@ -121,13 +128,18 @@ public final class ProxyRuntime implements AutoCloseable {
   }
 
   /** The listeners, in configuration order. */
-  public synchronized List<ListenerRuntime> listeners() {
-    return List.copyOf(listeners.values());
+  public List<ListenerRuntime> listeners() {
+    return published;
   }
 
   /** The listener of that name, or null. */
-  public synchronized ListenerRuntime listener(String name) {
-    return listeners.get(name);
+  public ListenerRuntime listener(String name) {
+    for (ListenerRuntime l : published) {
+      if (l.name().equals(name)) {
+        return l;
+      }
+    }
+    return null;
   }
 
   /** The clusters, by name, in configuration order. */
@@ -141,7 +153,7 @@ public final class ProxyRuntime implements AutoCloseable {
   }
 
   /** Whether a shutdown began (the proxy drains and takes no new connections). */
-  public synchronized boolean isStopping() {
+  public boolean isStopping() {
     return stopped;
   }
 
@@ -225,6 +237,7 @@ public final class ProxyRuntime implements AutoCloseable {
     }
     listeners.clear();
     listeners.putAll(kept);
+    published = List.copyOf(listeners.values());
     startJobs(nextClusters, clusters);
     clusters = nextClusters;
     config = next;

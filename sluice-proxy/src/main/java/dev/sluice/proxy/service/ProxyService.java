@@ -173,7 +173,7 @@ public final class ProxyService implements AutoCloseable {
       lastReloadError = null;
       metrics.reloaded(true);
       LOG.info("configuration reloaded ({})", why);
-      watch(next);
+      watchAfterReload(next);
       return true;
     } catch (ConfigException | IOException e) {
       if (newLog != null) {
@@ -188,6 +188,20 @@ public final class ProxyService implements AutoCloseable {
       LOG.error(
           "configuration rejected ({}); still running the previous one: {}", why, e.getMessage());
       return false;
+    }
+  }
+
+  /**
+   * Watches the new configuration's files. The reload is already in force: a watcher that cannot
+   * start (inotify limits) is logged, never taken for a rejected configuration.
+   */
+  private void watchAfterReload(ProxyConfig config) {
+    try {
+      watch(config);
+    } catch (IOException | RuntimeException e) {
+      LOG.warn(
+          "configuration reloaded, but its files cannot be watched ({}); reload with SIGHUP",
+          e.toString());
     }
   }
 
@@ -252,14 +266,25 @@ public final class ProxyService implements AutoCloseable {
         watcher.close();
       }
     }
-    runtime.shutdown(drain);
-    AdminServer a = admin;
-    if (a != null) {
-      a.close();
+    // Each step whatever the one before did: the access log's last lines must reach the file
+    // even when a stuck loop makes the runtime's shutdown throw.
+    try {
+      runtime.shutdown(drain);
+    } finally {
+      try {
+        AdminServer a = admin;
+        if (a != null) {
+          a.close();
+        }
+        sampler.close();
+      } finally {
+        try {
+          accessLog.close();
+        } finally {
+          stopped.countDown();
+        }
+      }
     }
-    sampler.close();
-    accessLog.close();
-    stopped.countDown();
   }
 
   /**

@@ -165,6 +165,25 @@ class AccessLogTest {
   }
 
   @Test
+  void aLogThatCannotBeWrittenDropsAndCountsLinesAndItsWriterCarriesOn() throws Exception {
+    Path full = Path.of("/dev/full"); // every write fails with ENOSPC, as a full disk's would
+    org.junit.jupiter.api.Assumptions.assumeTrue(Files.isWritable(full), "no /dev/full here");
+    AccessLog log = AccessLog.open(new dev.sluice.proxy.config.AccessLogTarget.File(full));
+    try {
+      for (int i = 0; i < 3; i++) {
+        log.offer("{\"line\":" + i + "}");
+      }
+      Await.until(() -> log.dropped() >= 1, () -> "a dropped line, counted");
+      long before = log.dropped();
+      log.offer("{\"line\":3}");
+      Await.until(
+          () -> log.dropped() > before, () -> "the writer still running, still counting drops");
+    } finally {
+      log.close();
+    }
+  }
+
+  @Test
   void aMistakenAccessLogIsRefusedWithItsLineAndReason() {
     for (String[] bad :
         new String[][] {

@@ -902,6 +902,22 @@ class ConfigReaderTest {
             tuple("clusters[0].upstreams", "needs at least one upstream"));
   }
 
+  @Test
+  void anUpstreamListedTwiceIsAProblem() {
+    // Two upstreams of one name would give /metrics two series with the same labels, which a
+    // scrape refuses whole.
+    assertThat(
+            problems(
+                "listeners: [{name: front, address: 127.0.0.1:7000, cluster: c}]\n"
+                    + "clusters: [{name: c, upstreams: [{address: 127.0.0.1:7001},"
+                    + " {address: 127.0.0.1:7001, weight: 2}]}]\n"))
+        .extracting(Problem::path, Problem::message)
+        .containsExactly(
+            tuple(
+                "clusters[0].upstreams[1]",
+                "upstream 127.0.0.1:7001 is listed twice (use weight for a larger share)"));
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"", "\n\n", "# only a comment\n"})
   void anEmptyFileIsOneProblem(String text) {
