@@ -64,12 +64,18 @@ public final class ListenerRuntime implements Pair.Owner {
   private Path unixPath;
   private Object unixInode;
 
-  ListenerRuntime(Settings settings, InFlightBudget budget, PairObserver observer) {
+  /**
+   * A listener; {@code stats} are its predecessor's when a reload moves it to a new address, so
+   * that its counters never go down, its open pairs stay counted (limits, drain) and their ends are
+   * counted too; null for a new listener.
+   */
+  ListenerRuntime(
+      Settings settings, InFlightBudget budget, PairObserver observer, ListenerStats stats) {
     this.name = settings.config().name();
     this.settings = settings;
     this.budget = budget;
     this.observer = observer;
-    this.stats = new ListenerStats(name);
+    this.stats = stats != null ? stats : new ListenerStats(name);
   }
 
   /** The listener's name. */

@@ -110,7 +110,10 @@ public final class ProxyRuntime implements AutoCloseable {
       for (ListenerConfig l : config.listeners()) {
         ListenerRuntime listener =
             new ListenerRuntime(
-                settingsFor(l, proxy.clusters, config.source(), null), proxy.budget, observer);
+                settingsFor(l, proxy.clusters, config.source(), null),
+                proxy.budget,
+                observer,
+                null);
         listener.bind(proxy.group);
         proxy.listeners.put(l.name(), listener);
         proxy.published = List.copyOf(proxy.listeners.values());
@@ -210,7 +213,12 @@ public final class ProxyRuntime implements AutoCloseable {
       for (ListenerConfig l : next.listeners()) {
         ListenerRuntime running = listeners.get(l.name());
         if (running == null || !running.config().address().equals(l.address())) {
-          ListenerRuntime listener = new ListenerRuntime(settings.get(l.name()), budget, observer);
+          ListenerRuntime listener =
+              new ListenerRuntime(
+                  settings.get(l.name()),
+                  budget,
+                  observer,
+                  running == null ? null : running.stats());
           listener.bind(group);
           fresh.put(l.name(), listener);
         }

@@ -117,6 +117,36 @@ class ReloadTest {
   }
 
   @Test
+  void aListenerMovedToAnotherAddressKeepsItsCountersAndCountsItsOldPairs() throws Exception {
+    try (ScriptedUpstream upstream = ScriptedUpstream.start()) {
+      Path file = dir.resolve("sluice.yaml");
+      Files.writeString(file, config("c0", "64KiB", "1h", upstream.address()));
+      try (ProxyService service = start(file)) {
+        Socket held = connect(service);
+        held.getOutputStream().write('a');
+        Socket server = upstream.next();
+        assertThat(server.getInputStream().read()).isEqualTo('a');
+        ListenerRuntime before = service.runtime().listener("front");
+
+        // 127.0.0.2 is loopback too: the listener is bound anew; the held pair goes on.
+        Files.writeString(
+            file,
+            config("c0", "64KiB", "1h", upstream.address()).replace("127.0.0.1:0", "127.0.0.2:0"));
+        assertThat(service.reload("test")).isTrue();
+        ListenerRuntime after = service.runtime().listener("front");
+        assertThat(after).isNotSameAs(before);
+        assertThat(after.stats().acceptedCount()).as("accepted, never going down").isEqualTo(1);
+        assertThat(after.stats().openCount()).as("the old address's pair still counted").isOne();
+
+        held.close();
+        server.close();
+        Await.until(() -> after.stats().openCount() == 0, () -> "the held pair's end counted");
+        assertThat(after.stats().closedCount(CloseCause.CLIENT_EOF)).isOne();
+      }
+    }
+  }
+
+  @Test
   void aBadFileIsRejectedWholeAndTheRunningConfigurationStays() throws Exception {
     try (ScriptedUpstream upstream = ScriptedUpstream.start()) {
       Path file = dir.resolve("sluice.yaml");
