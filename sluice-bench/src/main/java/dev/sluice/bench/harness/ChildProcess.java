@@ -7,8 +7,6 @@ import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -132,12 +130,7 @@ public final class ChildProcess implements AutoCloseable {
    * @return false where the kernel or permissions do not allow it
    */
   public boolean resetPeakRss() {
-    try {
-      Files.writeString(Path.of("/proc", Long.toString(pid()), "clear_refs"), "5");
-      return true;
-    } catch (IOException | SecurityException e) {
-      return false;
-    }
+    return ProcStatus.resetPeak(pid());
   }
 
   /** The last lines the child wrote to stderr. */

@@ -18,6 +18,21 @@ public record ProcStatus(long vmRssBytes, long vmHwmBytes) {
   }
 
   /**
+   * Resets the VmHWM of process {@code pid} to its current RSS (writes 5 to {@code
+   * /proc/PID/clear_refs}).
+   *
+   * @return false where the kernel or permissions do not allow it
+   */
+  public static boolean resetPeak(long pid) {
+    try {
+      Files.writeString(Path.of("/proc", Long.toString(pid), "clear_refs"), "5");
+      return true;
+    } catch (IOException | SecurityException e) {
+      return false;
+    }
+  }
+
+  /**
    * Parses the text of a status file.
    *
    * @throws IllegalArgumentException if VmRSS or VmHWM is missing or not in kB

@@ -154,12 +154,7 @@ public final class ProxyProcess implements AutoCloseable {
    * @return false where the kernel or permissions do not allow it
    */
   public boolean resetPeakRss() {
-    try {
-      Files.writeString(Path.of("/proc", Long.toString(pid()), "clear_refs"), "5");
-      return true;
-    } catch (IOException | SecurityException e) {
-      return false;
-    }
+    return ProcStatus.resetPeak(pid());
   }
 
   /** The last lines the proxy printed. */

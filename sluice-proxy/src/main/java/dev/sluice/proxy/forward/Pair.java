@@ -420,7 +420,9 @@ public final class Pair {
       if (t instanceof SocketTimeoutException) {
         return CloseCause.CONNECT_TIMEOUT;
       }
-      // EMFILE and ENFILE, as the JDK words them ("Too many open files [in system]").
+      // EMFILE and ENFILE, as the JDK words them ("Too many open files [in system]"); tested
+      // inline, as the core's listener does: a helper class loaded first now would need a
+      // descriptor to load.
       if (String.valueOf(t.getMessage()).contains("Too many open files")) {
         return CloseCause.FD_EXHAUSTED;
       }

@@ -11,6 +11,7 @@ import dev.sluice.net.SocketOptions;
 import dev.sluice.net.TransportConfig;
 import dev.sluice.proxy.testing.EchoServer;
 import dev.sluice.proxy.testing.ProxyFixture;
+import dev.sluice.proxy.testing.TlsEchoServer;
 import dev.sluice.testing.Await;
 import dev.sluice.testing.TestPki;
 import dev.sluice.tls.TlsServer;
@@ -105,20 +106,7 @@ class RealClientsTest {
                     .formatted(pki.serverCert, pki.serverKey, http.port()),
                 dir)) {
       int port = port(proxy, "https");
-      Result curl =
-          run(
-              List.of(
-                  "curl",
-                  "-sS",
-                  "--fail",
-                  "--cacert",
-                  pki.caCert.toString(),
-                  "--resolve",
-                  "localhost:" + port + ":127.0.0.1",
-                  "https://localhost:" + port + "/"),
-              "");
-      assertThat(curl.exit()).as(curl.output()).isZero();
-      assertThat(curl.output()).isEqualTo(BODY);
+      assertCurlGetsTheBody(port);
       Pair pair = proxy.awaitClosed(1).getFirst();
       assertThat(pair.applicationProtocol()).isEqualTo("http/1.1");
       assertThat(pair.serverName()).isEqualTo("localhost");
@@ -143,20 +131,7 @@ class RealClientsTest {
                     .formatted(https.port()),
                 dir)) {
       int port = port(proxy, "pass");
-      Result curl =
-          run(
-              List.of(
-                  "curl",
-                  "-sS",
-                  "--fail",
-                  "--cacert",
-                  pki.caCert.toString(),
-                  "--resolve",
-                  "localhost:" + port + ":127.0.0.1",
-                  "https://localhost:" + port + "/"),
-              "");
-      assertThat(curl.exit()).as(curl.output()).isZero();
-      assertThat(curl.output()).isEqualTo(BODY);
+      assertCurlGetsTheBody(port);
       Pair pair = proxy.awaitClosed(1).getFirst();
       assertThat(pair.serverName()).isEqualTo("localhost");
       assertThat(pair.applicationProtocol())
@@ -169,7 +144,7 @@ class RealClientsTest {
   void opensslClientsThroughTerminationAndPassthrough() throws Exception {
     TestPki.requireTool("openssl", "version");
     try (EchoServer echo = EchoServer.start(new InetSocketAddress("127.0.0.1", 0));
-        TlsEcho tlsEcho = new TlsEcho();
+        TlsEchoServer tlsEcho = new TlsEchoServer(pki.serverKeyMaterial());
         ProxyFixture proxy =
             ProxyFixture.start(
                 """
@@ -385,30 +360,21 @@ class RealClientsTest {
     }
   }
 
-  /** A TLS echo server on the core's TLS. */
-  private final class TlsEcho implements AutoCloseable {
-    private final EventLoopGroup group =
-        new EventLoopGroup(TransportConfig.defaults().withEventLoops(1));
-    private final Listener listener;
-
-    TlsEcho() throws Exception {
-      listener =
-          TlsServer.create(TlsServerConfig.of(pki.serverKeyMaterial()))
-              .listen(
-                  group,
-                  new InetSocketAddress("127.0.0.1", 0),
-                  SocketOptions.defaults(),
-                  () -> (connection, bytes) -> connection.writeTransient(bytes.buffer(), null));
-    }
-
-    int port() {
-      return ((InetSocketAddress) listener.localAddress()).getPort();
-    }
-
-    @Override
-    public void close() {
-      listener.close();
-      group.close();
-    }
+  /** curl asks https://localhost:PORT/ through the proxy, verifying against the test CA. */
+  private void assertCurlGetsTheBody(int port) throws Exception {
+    Result curl =
+        run(
+            List.of(
+                "curl",
+                "-sS",
+                "--fail",
+                "--cacert",
+                pki.caCert.toString(),
+                "--resolve",
+                "localhost:" + port + ":127.0.0.1",
+                "https://localhost:" + port + "/"),
+            "");
+    assertThat(curl.exit()).as(curl.output()).isZero();
+    assertThat(curl.output()).isEqualTo(BODY);
   }
 }

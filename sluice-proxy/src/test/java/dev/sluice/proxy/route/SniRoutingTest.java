@@ -2,24 +2,15 @@ package dev.sluice.proxy.route;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.memory.BorrowedBytes;
-import dev.sluice.net.Connection;
-import dev.sluice.net.ConnectionHandler;
-import dev.sluice.net.EventLoopGroup;
-import dev.sluice.net.Listener;
-import dev.sluice.net.SocketOptions;
-import dev.sluice.net.TransportConfig;
 import dev.sluice.proxy.forward.CloseCause;
 import dev.sluice.proxy.forward.Pair;
 import dev.sluice.proxy.testing.EchoClient;
 import dev.sluice.proxy.testing.EchoClient.Security;
 import dev.sluice.proxy.testing.EchoServer;
 import dev.sluice.proxy.testing.ProxyFixture;
+import dev.sluice.proxy.testing.TlsEchoServer;
 import dev.sluice.testing.Await;
 import dev.sluice.testing.TestPki;
-import dev.sluice.tls.TlsConnection;
-import dev.sluice.tls.TlsServer;
-import dev.sluice.tls.TlsServerConfig;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -29,7 +20,6 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -85,7 +75,7 @@ class SniRoutingTest {
 
   @Test
   void aPassthroughListenerRoutesASplitClientHelloAndForwardsItUntouched() throws Exception {
-    try (TlsEchoUpstream upstream = new TlsEchoUpstream();
+    try (TlsEchoServer upstream = new TlsEchoServer(pki.serverKeyMaterial());
         ProxyFixture proxy =
             ProxyFixture.start(
                 """
@@ -180,52 +170,6 @@ class SniRoutingTest {
 
   private static int port(EchoServer echo) {
     return ((InetSocketAddress) echo.address()).getPort();
-  }
-
-  /** A TLS echo server (the core's TLS) that remembers the server name its client asked for. */
-  private final class TlsEchoUpstream implements AutoCloseable {
-    final CompletableFuture<String> sawServerName = new CompletableFuture<>();
-    private final EventLoopGroup group =
-        new EventLoopGroup(TransportConfig.defaults().withEventLoops(1));
-    private final Listener listener;
-
-    TlsEchoUpstream() throws Exception {
-      listener =
-          TlsServer.create(TlsServerConfig.of(pki.serverKeyMaterial()))
-              .listen(
-                  group,
-                  new InetSocketAddress("127.0.0.1", 0),
-                  SocketOptions.defaults(),
-                  () ->
-                      new ConnectionHandler() {
-                        @Override
-                        public void onActive(Connection c) {
-                          var session =
-                              (javax.net.ssl.ExtendedSSLSession) ((TlsConnection) c).session();
-                          sawServerName.complete(
-                              session.getRequestedServerNames().isEmpty()
-                                  ? null
-                                  : ((javax.net.ssl.SNIHostName)
-                                          session.getRequestedServerNames().getFirst())
-                                      .getAsciiName());
-                        }
-
-                        @Override
-                        public void onRead(Connection c, BorrowedBytes bytes) {
-                          c.writeTransient(bytes.buffer(), null);
-                        }
-                      });
-    }
-
-    int port() {
-      return ((InetSocketAddress) listener.localAddress()).getPort();
-    }
-
-    @Override
-    public void close() {
-      listener.close();
-      group.close();
-    }
   }
 
   /**
