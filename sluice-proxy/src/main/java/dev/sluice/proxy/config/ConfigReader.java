@@ -135,7 +135,7 @@ public final class ConfigReader {
 
     List<ListenerConfig> listeners = new ArrayList<>();
     Set<String> listenerNames = new HashSet<>();
-    Set<String> addresses = new HashSet<>();
+    BindAddresses binds = new BindAddresses();
     YamlNode listenerList = require(root, f, "listeners");
     if (listenerList != null) {
       List<YamlNode> items = listenerList.items();
@@ -150,14 +150,12 @@ public final class ConfigReader {
         if (!listenerNames.add(listener.name())) {
           item.problem("a second listener named '" + listener.name() + "'");
         }
-        if (!addresses.add(listener.address().toString())
-            && !(listener.address() instanceof Endpoint.Tcp tcp && tcp.port() == 0)) {
-          item.problem("a second listener on " + listener.address());
-        }
+        binds.claim(
+            "listener '" + listener.name() + "'", listener.address(), item.field("address"));
         listeners.add(listener);
       }
     }
-    AdminConfig admin = f.containsKey("admin") ? admin(f.get("admin"), addresses) : null;
+    AdminConfig admin = f.containsKey("admin") ? admin(f.get("admin"), binds) : null;
     AccessLogTarget accessLog = f.containsKey("accessLog") ? accessLog(f.get("accessLog")) : null;
     return new ProxyConfig(
         listeners, clusters, buffers.maxBytesInFlight, drain, admin, accessLog, file);
@@ -165,7 +163,7 @@ public final class ConfigReader {
 
   // ---- the operator surface ----
 
-  private AdminConfig admin(YamlNode node, Set<String> listenerAddresses) {
+  private AdminConfig admin(YamlNode node, BindAddresses binds) {
     Map<String, YamlNode> f = node.fields("address");
     YamlNode address = require(node, f, "address");
     Endpoint endpoint = endpoint(address);
@@ -176,9 +174,7 @@ public final class ConfigReader {
       address.problem("the admin listener needs a TCP address (host:port)");
       return null;
     }
-    if (tcp.port() != 0 && listenerAddresses.contains(tcp.toString())) {
-      address.problem("a listener is on " + tcp + " already");
-    }
+    binds.claim("the admin listener", tcp, address);
     return new AdminConfig(tcp);
   }
 
@@ -792,7 +788,7 @@ public final class ConfigReader {
 
   private Endpoint endpoint(YamlNode node) {
     Endpoint endpoint = node == null ? null : parsed(node, Endpoint::parse);
-    if (endpoint instanceof Endpoint.Unix unix && !unix.path().isAbsolute()) {
+    if (endpoint instanceof Endpoint.Unix unix) {
       return new Endpoint.Unix(baseDir.resolve(unix.path()).normalize()); // like every file path
     }
     return endpoint;

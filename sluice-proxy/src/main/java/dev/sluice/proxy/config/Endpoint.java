@@ -1,5 +1,6 @@
 package dev.sluice.proxy.config;
 
+import dev.sluice.proxy.proxyprotocol.IpText;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.UnixDomainSocketAddress;
@@ -82,9 +83,26 @@ public sealed interface Endpoint {
       if (host.isEmpty()) {
         throw new IllegalArgumentException("'" + text + "' has no host between the brackets");
       }
+      String literal = host.indexOf('%') < 0 ? host : host.substring(0, host.indexOf('%'));
+      byte[] v6 = IpText.parse(literal);
+      if (v6 == null || v6.length != 16) {
+        throw new IllegalArgumentException(
+            "'"
+                + text
+                + "': brackets hold an IPv6 address, as [::1]:7000 (or [fe80::1%eth0]:7000)");
+      }
     } else if (host.contains(":")) {
       throw new IllegalArgumentException(
           "'" + text + "': write an IPv6 address in brackets, as [::1]:7000");
+    } else if (isNumeric(host) && IpText.parse(host) == null) {
+      // The resolver would read it as inet_aton does: 127.1 is 127.0.0.1, 010 is 8, 0x7f is 127.
+      throw new IllegalArgumentException(
+          "'"
+              + text
+              + "': "
+              + host
+              + " is not an IPv4 address: write four decimal numbers 0..255 without leading"
+              + " zeros, as 127.0.0.1");
     }
     String digits = t.substring(colon + 1);
     int port;
@@ -100,5 +118,10 @@ public sealed interface Endpoint {
       throw new IllegalArgumentException("'" + text + "': port must be 0..65535");
     }
     return new Tcp(host, port);
+  }
+
+  /** A host of numbers only (decimal, octal, 0x hex) is an address literal, never a name. */
+  private static boolean isNumeric(String host) {
+    return host.matches("(?i)([0-9]+|0x[0-9a-f]*)(\\.([0-9]+|0x[0-9a-f]*))*\\.?");
   }
 }

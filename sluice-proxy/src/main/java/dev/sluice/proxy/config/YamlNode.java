@@ -85,6 +85,19 @@ final class YamlNode {
     return fields;
   }
 
+  /** The value of field {@code name}, or null; checks nothing ({@link #fields()} does that). */
+  YamlNode field(String name) {
+    if (node instanceof MappingNode mapping) {
+      for (NodeTuple tuple : mapping.getValue()) {
+        if (tuple.getKeyNode() instanceof ScalarNode key && key.getValue().equals(name)) {
+          int line = key.getStartMark().map(m -> m.getLine() + 1).orElse(0);
+          return new YamlNode(tuple.getValueNode(), child(name), problems, line);
+        }
+      }
+    }
+    return null;
+  }
+
   /** The items of a sequence; empty if not a sequence. */
   List<YamlNode> items() {
     if (!(node instanceof SequenceNode sequence)) {

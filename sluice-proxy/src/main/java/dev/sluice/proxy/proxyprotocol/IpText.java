@@ -3,14 +3,26 @@ package dev.sluice.proxy.proxyprotocol;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
 
 /**
  * IP addresses as text, strictly and without the resolver: version 1 headers carry them, and {@code
  * InetAddress.getByName} would accept host names (a DNS lookup on the loop), leading zeros and zone
- * ids that the PROXY protocol does not.
+ * ids that the PROXY protocol does not. The configuration reads its address literals here too: the
+ * resolver also reads inet_aton's short forms ({@code 127.1}, {@code 0x7f000001}, octal {@code
+ * 010.0.0.1}) as other addresses than an operator means.
  */
-final class IpText {
+public final class IpText {
   private IpText() {}
+
+  /**
+   * The 4 bytes of a dotted quad or the 16 of an IPv6 address (the forms below: no zone, no
+   * brackets, no short forms), or null.
+   */
+  public static byte[] parse(String text) {
+    byte[] b = text.getBytes(StandardCharsets.ISO_8859_1); // anything else becomes '?': refused
+    return text.indexOf(':') >= 0 ? parseIpv6(b, 0, b.length) : parseIpv4(b, 0, b.length);
+  }
 
   /**
    * The 4 bytes of a dotted quad ({@code 192.0.2.1}: four decimal numbers 0..255 without leading
@@ -159,7 +171,7 @@ final class IpText {
   }
 
   /** IPv6 text for 16 bytes; the IPv4-mapped range is written {@code ::ffff:a.b.c.d}. */
-  static String formatIpv6(byte[] b) {
+  public static String formatIpv6(byte[] b) {
     if (isMapped(b)) {
       return "::ffff:"
           + (b[12] & 0xff)

@@ -213,8 +213,7 @@ public final class ListenerRuntime implements Pair.Owner {
   }
 
   private static ConnectionHandler refuse(Pair pair, CloseCause cause, String detail) {
-    pair.refused(cause, detail);
-    return new Refusal(pair, new CloseReason.Rejected(cause.label(), detail));
+    return new Refusal(pair, cause, detail);
   }
 
   /**
@@ -253,12 +252,16 @@ public final class ListenerRuntime implements Pair.Owner {
     }
   }
 
-  /** Closes a connection refused at accept, once it is active. */
-  private record Refusal(Pair pair, CloseReason reason) implements ConnectionHandler {
+  /**
+   * Closes a connection refused at accept, once it is active: only then is the client's address
+   * known, and the pair ends after it is recorded, for the access log line to name the client.
+   */
+  private record Refusal(Pair pair, CloseCause cause, String detail) implements ConnectionHandler {
     @Override
     public void onActive(Connection connection) {
       pair.peerAddress(connection.remoteAddress());
-      connection.close(reason);
+      pair.refused(cause, detail);
+      connection.close(new CloseReason.Rejected(cause.label(), detail));
     }
 
     @Override

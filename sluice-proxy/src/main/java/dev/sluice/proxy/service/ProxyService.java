@@ -91,12 +91,33 @@ public final class ProxyService implements AutoCloseable {
       service.close();
       throw e;
     }
-    Signals.handle("USR1", accessLog::reopen);
+    handleSignal("USR1", accessLog::reopen, "restart to reopen the access log after rotating it");
     if (configFile != null) {
-      Signals.handle("HUP", () -> service.reload("SIGHUP"));
+      handleSignal(
+          "HUP",
+          () -> service.reload("SIGHUP"),
+          "reload by editing the configuration file, which is watched");
       service.watch(config);
     }
     return service;
+  }
+
+  /** Handles signal {@code name}, or warns that it does nothing here and what to do instead. */
+  private static void handleSignal(String name, Runnable action, String instead) {
+    switch (Signals.handle(name, action)) {
+      case HANDLED -> {}
+      case HANDLED_THOUGH_IGNORED_AT_START ->
+          LOG.info(
+              "SIG{} was ignored when this process started (nohup?); handled all the same", name);
+      case IGNORED ->
+          LOG.warn(
+              "SIG{} is ignored by this process (started under nohup?) and does nothing: {}",
+              name,
+              instead);
+      case UNAVAILABLE ->
+          LOG.warn(
+              "SIG{} cannot be handled in this JVM (-Xrs?) and does nothing: {}", name, instead);
+    }
   }
 
   /** The running proxy. */

@@ -116,6 +116,79 @@ class AccessLogTest {
   }
 
   @Test
+  void aConnectionRefusedAtAcceptIsLoggedWithItsClientAndCause() throws Exception {
+    Path log = dir.resolve("access.log");
+    try (EchoServer echo = EchoServer.start(new InetSocketAddress("127.0.0.1", 0));
+        ProxyService service =
+            start(
+                """
+                listeners:
+                  - {name: full, address: 127.0.0.1:0, cluster: app, maxConnections: 1}
+                  - {name: rate, address: 127.0.0.1:0, cluster: app,
+                     limits: {connectionsPerSecond: 1}}
+                clusters:
+                  - {name: app, upstreams: [{address: "%s"}]}
+                accessLog: {path: access.log}
+                """
+                    .formatted(echoAddress(echo)))) {
+      int fullPort;
+      try (Socket held = new Socket()) {
+        held.connect(service.runtime().listener("full").boundAddress());
+        assertThat(echoesOneByte(held)).isTrue();
+        try (Socket refused = new Socket()) {
+          refused.connect(service.runtime().listener("full").boundAddress());
+          fullPort = refused.getLocalPort();
+          assertThat(echoesOneByte(refused)).as("refused: one connection is open").isFalse();
+        }
+      }
+      // One new connection a second: the next ones in the same second are refused.
+      SocketAddress rate = service.runtime().listener("rate").boundAddress();
+      List<Integer> refusedPorts = new ArrayList<>();
+      Await.until(
+          () -> {
+            try (Socket client = new Socket()) {
+              client.connect(rate);
+              if (!echoesOneByte(client)) {
+                refusedPorts.add(client.getLocalPort());
+              }
+            } catch (IOException e) {
+              throw new java.io.UncheckedIOException(e);
+            }
+            return !refusedPorts.isEmpty();
+          },
+          () -> "a connection refused for its rate");
+      Await.until(
+          () -> lines(log).stream().anyMatch(l -> "rate_limited".equals(l.get("cause"))),
+          () -> "the rate_limited line in " + lines(log));
+      Map<String, Object> limit = byCause(lines(log), "limit_reached");
+      assertThat(limit.get("listener")).isEqualTo("full");
+      assertThat(limit.get("client")).isEqualTo("127.0.0.1:" + fullPort);
+      assertThat(limit.get("detail").toString()).contains("has 1 connections");
+      Map<String, Object> limited = byCause(lines(log), "rate_limited");
+      assertThat(limited.get("listener")).isEqualTo("rate");
+      assertThat(limited.get("client")).isEqualTo("127.0.0.1:" + refusedPorts.getFirst());
+    }
+  }
+
+  /** Whether the proxy echoes a byte: false when it closed or reset the connection instead. */
+  private static boolean echoesOneByte(Socket s) throws IOException {
+    s.setSoTimeout((int) Await.PATIENCE.toMillis());
+    try {
+      s.getOutputStream().write('x');
+      return s.getInputStream().read() == 'x';
+    } catch (java.net.SocketException reset) {
+      return false;
+    }
+  }
+
+  private static Map<String, Object> byCause(List<Map<String, Object>> lines, String cause) {
+    return lines.stream()
+        .filter(l -> cause.equals(l.get("cause")))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no line with cause " + cause + ": " + lines));
+  }
+
+  @Test
   void afterLogrotateMovesTheFileAReopenWritesANewOneAndLosesNoLine() throws Exception {
     Path log = dir.resolve("access.log");
     Path rotated = dir.resolve("access.log.1");

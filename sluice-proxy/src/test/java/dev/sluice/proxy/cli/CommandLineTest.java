@@ -17,13 +17,14 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
  * The command line as an operator uses it: {@code check} says what is wrong and exits non-zero;
- * {@code run} reloads on SIGHUP and drains on SIGTERM, as a real process.
+ * {@code run} reloads on SIGHUP (under nohup too) and drains on SIGTERM, as a real process.
  */
 class CommandLineTest {
   @TempDir Path dir;
@@ -224,6 +225,22 @@ class CommandLineTest {
         assertThatThrownBy(() -> new Socket("127.0.0.1", port).close())
             .isInstanceOf(ConnectException.class);
       }
+    }
+  }
+
+  @Test
+  void underNohupSighupIsIgnoredAtStartAndStillReloads() throws Exception {
+    // nohup starts the JVM with SIGHUP ignored, and HotSpot then keeps it ignored, silently.
+    Path file = dir.resolve("sluice.yaml");
+    Files.writeString(file, config(0, "127.0.0.1:9", ""));
+    try (ChildProxy child =
+        ChildProxy.startUnder(List.of("nohup"), List.of(), "run", "--config", file.toString())) {
+      child.awaitOutput("Sluice proxy running");
+      assertThat(child.output())
+          .anyMatch(line -> line.contains("SIGHUP was ignored when this process started"));
+      child.signal("HUP");
+      child.awaitOutput("configuration reloaded (SIGHUP)");
+      assertThat(child.isAlive()).isTrue();
     }
   }
 

@@ -147,7 +147,7 @@ class ClusterConfigTest {
     assertThat(net.contains(java.net.InetAddress.getByName("10.1.255.3"))).isTrue();
     assertThat(net.contains(java.net.InetAddress.getByName("10.2.0.1"))).isFalse();
     assertThat(net.contains(java.net.InetAddress.getByName("::1"))).isFalse();
-    assertThat(Cidr.parse("10.1.2.3/31").contains(java.net.InetAddress.getByName("10.1.2.2")))
+    assertThat(Cidr.parse("10.1.2.2/31").contains(java.net.InetAddress.getByName("10.1.2.3")))
         .isTrue();
     assertThat(Cidr.parse("0.0.0.0/0").contains(java.net.InetAddress.getByName("8.8.8.8")))
         .isTrue();

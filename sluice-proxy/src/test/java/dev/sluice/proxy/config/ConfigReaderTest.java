@@ -715,7 +715,7 @@ class ConfigReaderTest {
         .contains("the admin listener needs a TCP address");
     assertThat(onlyProblem(MINIMAL + "admin: {}\n").message()).contains("missing field 'address'");
     assertThat(onlyProblem(MINIMAL + "admin: {address: 127.0.0.1:7000}\n").message())
-        .contains("a listener is on 127.0.0.1:7000 already");
+        .contains("overlaps listener 'front' on 127.0.0.1:7000 (line 3): both are 127.0.0.1:7000");
     assertThat(onlyProblem(MINIMAL + "admin: {address: 127.0.0.1:9000, tls: on}\n").message())
         .contains("unknown field");
   }
@@ -771,7 +771,11 @@ class ConfigReaderTest {
         .extracting(Problem::line, Problem::path, Problem::message)
         .containsExactlyInAnyOrder(
             tuple(3, "listeners[1]", "a second listener named 'front'"),
-            tuple(4, "listeners[2]", "a second listener on 127.0.0.1:7000"),
+            tuple(
+                4,
+                "listeners[2].address",
+                "listener 'back' on 127.0.0.1:7000 overlaps listener 'front' on 127.0.0.1:7000"
+                    + " (line 2): both are 127.0.0.1:7000: give each its own address or port"),
             tuple(9, "clusters[1]", "a second cluster named 'echo'"));
   }
 

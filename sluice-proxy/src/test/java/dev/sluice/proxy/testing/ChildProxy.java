@@ -44,8 +44,17 @@ public final class ChildProxy implements AutoCloseable {
 
   /** Starts {@code sluice <args>} in a JVM with {@code jvmOptions} too. */
   public static ChildProxy start(List<String> jvmOptions, String... args) throws IOException {
+    return startUnder(List.of(), jvmOptions, args);
+  }
+
+  /**
+   * Starts {@code sluice <args>} as the command of {@code launcher} (such as {@code nohup}, which
+   * starts it with SIGHUP ignored).
+   */
+  public static ChildProxy startUnder(
+      List<String> launcher, List<String> jvmOptions, String... args) throws IOException {
     String java = ProcessHandle.current().info().command().orElse("java");
-    List<String> command = new ArrayList<>();
+    List<String> command = new ArrayList<>(launcher);
     command.add(java);
     command.add("-XX:+UseSerialGC");
     command.add("--enable-native-access=ALL-UNNAMED");
