@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.net.Socket;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -67,6 +68,26 @@ class TlsCloseForwardingTest {
           () -> proxy.runtime().budget().used() == 0,
           () -> proxy.runtime().budget().used() + " B still held");
       server.close();
+    }
+  }
+
+  @Test
+  void aTls12ClientsCloseNotifyWhileTheUpstreamSendsEndsThePair() throws Exception {
+    // The client sends close_notify and keeps its socket open, reading nothing more: with TLS 1.2
+    // that closes both directions, so the upstream's later bytes can go nowhere.
+    try (ScriptedUpstream upstream = ScriptedUpstream.start();
+        ProxyFixture proxy = ProxyFixture.start(yaml(upstream), dir);
+        EchoClient.Streams client =
+            EchoClient.open(proxy.address("front"), Security.TLS12, "localhost");
+        Socket server = connectedUpstream(client, upstream)) {
+      CompletableFuture<Void> streaming = stream(server);
+      assertThat(client.in.readNBytes(256 * 1024)).hasSize(256 * 1024);
+      client.shutdownOutput();
+      Pair pair = proxy.awaitClosed(1).getFirst();
+      assertThat(pair.cause()).isIn(CloseCause.CLIENT_EOF, CloseCause.UNDELIVERABLE);
+      assertThat(pair.causeDetail()).contains("upstream's bytes could not be delivered");
+      assertThat(streaming).succeedsWithin(Await.PATIENCE); // the upstream was reset
+      assertThat(proxy.runtime().budget().used()).isZero();
     }
   }
 
