@@ -94,7 +94,7 @@ class BudgetShareTest {
 
   @Test
   void manyStalledClientsOnOneListenerTakeAtMostHalfOfTheBudget() throws Exception {
-    int many = 24; // enough to hold the whole budget, were it not shared
+    int many = 96; // enough to hold the whole budget, were it not shared
     try (EchoServer echo = EchoServer.start(new InetSocketAddress("127.0.0.1", 0));
         ProxyFixture proxy = proxy(echo, dir)) {
       List<Socket> stalled = new ArrayList<>();
@@ -103,12 +103,13 @@ class BudgetShareTest {
           stalled.add(stall(proxy.address("a")));
         }
         InFlightBudget.Share a = proxy.listener("a").budget();
-        Await.until(
-            () -> a.used() >= a.limit() || proxy.runtime().budget().used() >= BUDGET,
+        int read = BUDGET / 32; // what each leg reads at most
+        Await.until( // what each holds varies with the sockets' buffers: wait for half the share
+            () -> a.used() >= a.limit() / 2 || proxy.runtime().budget().used() >= BUDGET,
             () -> "listener a holds " + a + ", the proxy " + proxy.runtime().budget().used());
         // A read under way may pass the bound by itself: one 2 KiB read per loop (two loops).
         assertThat(proxy.runtime().budget().used()).isLessThan(BUDGET);
-        assertThat(a.used()).isLessThanOrEqualTo(BUDGET / 2 + 2 * (BUDGET / 32));
+        assertThat(a.used()).isLessThanOrEqualTo(a.limit() + 2 * read);
         assertThat(echoes(proxy.address("b"))).as("echoes through listener b").isEqualTo(10);
       } finally {
         for (Socket s : stalled) {
