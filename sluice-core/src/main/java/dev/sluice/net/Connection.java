@@ -43,6 +43,14 @@ public interface Connection {
    */
   long lastActivityNanos();
 
+  /**
+   * When bytes were last handed to the socket, on the loop's clock (the connection's start before
+   * any were). With {@link #pendingWriteBytes()}, how an owner tells a peer that drains slowly from
+   * one that drains nothing: a write of no bytes, a pause or a resume does not count. Loop thread
+   * only.
+   */
+  long lastWriteNanos();
+
   /** Why the connection closed, or null while open. */
   CloseReason closeReason();
 

@@ -57,6 +57,7 @@ public final class SocketConnection implements Connection {
   private boolean readingPaused;
   private int maxReadBytes = Integer.MAX_VALUE;
   private long lastActivityNanos;
+  private long lastWriteNanos;
   private volatile CloseReason closeReason;
   private volatile Object attachment;
 
@@ -180,6 +181,7 @@ public final class SocketConnection implements Connection {
   private void activate() {
     active = true;
     lastActivityNanos = loop.nanoTime();
+    lastWriteNanos = lastActivityNanos;
     loop.timers().cancel(timer);
     scheduleIdleTimer(options.idleTimeout().toNanos());
     updateInterest();
@@ -243,6 +245,11 @@ public final class SocketConnection implements Connection {
   @Override
   public long lastActivityNanos() {
     return lastActivityNanos;
+  }
+
+  @Override
+  public long lastWriteNanos() {
+    return lastWriteNanos;
   }
 
   @Override
@@ -484,6 +491,7 @@ public final class SocketConnection implements Connection {
     }
     if (total > 0) {
       lastActivityNanos = loop.nanoTime();
+      lastWriteNanos = lastActivityNanos;
     }
     return total;
   }
@@ -522,6 +530,7 @@ public final class SocketConnection implements Connection {
         }
         if (written > 0) {
           lastActivityNanos = loop.nanoTime();
+          lastWriteNanos = lastActivityNanos;
         }
         socketFull = written < attempted;
       } else {

@@ -209,6 +209,11 @@ public final class TlsConnection implements Connection {
   }
 
   @Override
+  public long lastWriteNanos() {
+    return transport.lastWriteNanos();
+  }
+
+  @Override
   public CloseReason closeReason() {
     return closeReason;
   }

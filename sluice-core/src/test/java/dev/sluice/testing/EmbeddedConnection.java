@@ -203,6 +203,11 @@ public final class EmbeddedConnection implements Connection, AutoCloseable {
   }
 
   @Override
+  public long lastWriteNanos() {
+    return lastActivity;
+  }
+
+  @Override
   public CloseReason closeReason() {
     return closeReason;
   }

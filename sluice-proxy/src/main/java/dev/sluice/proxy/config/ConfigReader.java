@@ -112,7 +112,13 @@ public final class ConfigReader {
         f.containsKey("timeouts")
             ? f.get("timeouts")
                 .fields(
-                    "connect", "idle", "handshake", "halfClose", "maxConnectionDuration", "drain")
+                    "connect",
+                    "idle",
+                    "handshake",
+                    "halfClose",
+                    "maxConnectionDuration",
+                    "writeStall",
+                    "drain")
             : Map.of();
     TimeoutSettings timeouts = timeouts(t, TimeoutSettings.DEFAULTS);
     Duration drain = timeout(t, "drain", Duration.ofSeconds(30));
@@ -242,7 +248,13 @@ public final class ConfigReader {
         f.containsKey("timeouts")
             ? timeouts(
                 f.get("timeouts")
-                    .fields("connect", "idle", "handshake", "halfClose", "maxConnectionDuration"),
+                    .fields(
+                        "connect",
+                        "idle",
+                        "handshake",
+                        "halfClose",
+                        "maxConnectionDuration",
+                        "writeStall"),
                 globalTimeouts)
             : globalTimeouts;
     ReadSizes reads =
@@ -700,7 +712,8 @@ public final class ConfigReader {
         timeout(f, "idle", base.idle()),
         timeout(f, "handshake", base.handshake()),
         timeout(f, "halfClose", base.halfClose()),
-        timeout(f, "maxConnectionDuration", base.maxConnectionDuration()));
+        timeout(f, "maxConnectionDuration", base.maxConnectionDuration()),
+        timeout(f, "writeStall", base.writeStall()));
   }
 
   private Duration timeout(Map<String, YamlNode> f, String key, Duration fallback) {

@@ -9,22 +9,30 @@ import java.time.Duration;
  * @param idle no bytes either way and nothing pending, for this long, closes the pair (a busy or
  *     backpressured pair is never cut)
  * @param handshake a client's TLS handshake, or for a passthrough listener its ClientHello
- * @param halfClose a pair one side of which has ended, for this long, closes (no FIN-WAIT-2 leak)
+ * @param halfClose a pair one side of which has ended closes when the direction still open has
+ *     moved no bytes, and holds none pending, for this long (no FIN-WAIT-2 leak; a download after
+ *     the client's FIN runs on while it moves)
  * @param maxConnectionDuration a pair this old closes, whatever it is doing (off by default)
+ * @param writeStall a pair whose one side has had bytes pending and taken none of them for this
+ *     long is reset: being backpressured is no licence to hold bytes forever
  */
 public record TimeoutSettings(
     Duration connect,
     Duration idle,
     Duration handshake,
     Duration halfClose,
-    Duration maxConnectionDuration) {
+    Duration maxConnectionDuration,
+    Duration writeStall) {
 
-  /** connect 5s, idle 1h, handshake 10s, halfClose 1m, maxConnectionDuration none. */
+  /**
+   * connect 5s, idle 1h, handshake 10s, halfClose 1m, maxConnectionDuration none, writeStall 1m.
+   */
   public static final TimeoutSettings DEFAULTS =
       new TimeoutSettings(
           Duration.ofSeconds(5),
           Duration.ofHours(1),
           Duration.ofSeconds(10),
           Duration.ofMinutes(1),
-          Duration.ZERO);
+          Duration.ZERO,
+          Duration.ofMinutes(1));
 }

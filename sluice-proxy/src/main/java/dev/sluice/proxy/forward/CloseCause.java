@@ -13,6 +13,16 @@ public enum CloseCause {
   IDLE_TIMEOUT("idle_timeout"),
   /** One side ended and the other did not follow within the half-close timeout. */
   HALF_CLOSE_TIMEOUT("half_close_timeout"),
+  /**
+   * One side had bytes pending and took none of them for the write-stall timeout (a peer that
+   * stopped reading): the pair is reset, and what it held goes back to the budget.
+   */
+  WRITE_STALL_TIMEOUT("write_stall_timeout"),
+  /**
+   * One side closed for good (a TLS 1.2 close_notify closes both directions) while the other still
+   * sent: those bytes could go nowhere, so the sender is reset rather than told all was taken.
+   */
+  UNDELIVERABLE("undeliverable"),
   /** The pair reached its maximum duration. */
   MAX_DURATION("max_duration"),
   /** The upstream did not accept the connection in time. */

@@ -30,6 +30,9 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
   /** Paused because the peer has not drained what this leg read. */
   boolean pausedForPeer;
 
+  /** When the pause for the peer began (the write-stall clock starts no earlier). */
+  long pausedSinceNanos;
+
   /** Queued on the loop until the budget has room. */
   boolean waitingForBudget;
 
@@ -99,9 +102,13 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
     reads++;
     pair.countRead(side, data.remaining());
     Connection dest = peer().connection;
-    if (dest == null || !pair.forwarding()) {
-      keepEarly(data);
+    if (dest == null) {
+      keepEarly(data); // the upstream is not up yet
       c.pauseReading();
+      return;
+    }
+    if (!pair.forwarding() || !dest.isOpen()) {
+      pair.undeliverable(this);
       return;
     }
     send(dest, data);
@@ -119,7 +126,9 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
       }
       if (!pausedForPeer) {
         pausedForPeer = true;
+        pausedSinceNanos = connection.loop().nanoTime();
         connection.pauseReading();
+        pair.onBackpressure();
       }
     }
   }
@@ -132,7 +141,9 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
       pair.budget().release(charged);
       charged = 0;
     }
-    if (error == null && pausedForPeer && charged == 0) {
+    if (error != null) {
+      pair.undeliverable(this); // what it read is lost: its sender must not see a clean end
+    } else if (pausedForPeer && charged == 0) {
       pausedForPeer = false;
       resumeIfForwarding();
     }
@@ -207,6 +218,15 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
     }
     early = kept;
     pair.budget().charge(n);
+  }
+
+  /** Whether bytes of this leg's are pending at its peer, kept early, or maybe left unread. */
+  boolean holdsBytes() {
+    return charged > 0
+        || early != null
+        || pausedForPeer
+        || waitingForBudget
+        || (connection != null && connection.isOpen() && connection.pendingWriteBytes() > 0);
   }
 
   /** Gives back what this leg holds against the budget: the pair has ended. */

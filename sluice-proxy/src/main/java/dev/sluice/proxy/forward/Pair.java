@@ -39,8 +39,8 @@ public final class Pair {
     /** The listener's name, for dumps and logs. */
     String name();
 
-    /** The proxy-wide bound on bytes in pending copies. */
-    InFlightBudget budget();
+    /** The listener's draw on the proxy-wide bound on bytes in pending copies. */
+    InFlightBudget.Share budget();
 
     /** The listener's timeouts now (a reload may change them for established pairs too). */
     TimeoutSettings timeouts();
@@ -139,7 +139,6 @@ public final class Pair {
   private CloseCause cause;
   private String causeDetail;
   private Side firstEnded;
-  private long firstEndedNanos;
   private String serverName;
   private String applicationProtocol;
   private SocketAddress clientAddress;
@@ -179,7 +178,7 @@ public final class Pair {
     return side == Side.CLIENT ? client : upstream;
   }
 
-  InFlightBudget budget() {
+  InFlightBudget.Share budget() {
     return owner.budget();
   }
 
@@ -321,7 +320,7 @@ public final class Pair {
     peerAddress(c.remoteAddress());
     registry = PairRegistry.of(loop);
     registry.add(this);
-    c.setMaxReadBytes(owner.reads().client());
+    c.setMaxReadBytes(budget().pairReadLimit(owner.reads().client()));
     if (c instanceof TlsConnection tls) {
       serverName = requestedServerName(tls.session());
       applicationProtocol = tls.applicationProtocol();
@@ -441,7 +440,7 @@ public final class Pair {
       return;
     }
     upstreamActive = true;
-    c.setMaxReadBytes(owner.reads().upstream());
+    c.setMaxReadBytes(budget().pairReadLimit(owner.reads().upstream()));
     connectedNanos = System.nanoTime();
     state = State.FORWARDING;
     owner.onForwarding(this);
@@ -456,7 +455,6 @@ public final class Pair {
   void onLegEnded(Leg leg) {
     if (firstEnded == null) {
       firstEnded = leg.side();
-      firstEndedNanos = loop.nanoTime();
       scheduleTimer();
     }
     if (state == State.FORWARDING) {
@@ -471,16 +469,43 @@ public final class Pair {
     }
     Leg other = leg(leg.side().other());
     Connection otherConnection = other.connection;
-    if (otherConnection != null && otherConnection.isOpen()) {
-      if (!(reason instanceof CloseReason.Normal)) {
-        otherConnection.reset(); // a reset, an error, a timeout on one leg ends the pair at once
-      }
-      // A normal close means both directions finished on that leg; the other finishes its own.
+    boolean otherOpen = otherConnection != null && otherConnection.isOpen();
+    if (otherOpen && !(reason instanceof CloseReason.Normal)) {
+      otherConnection.reset(); // a reset, an error, a timeout on one leg ends the pair at once
     }
     if (state.compareTo(State.CLOSING) < 0) {
       state = State.CLOSING;
     }
+    if (otherOpen && reason instanceof CloseReason.Normal) {
+      // Both directions finished on that leg (with TLS 1.2 its close_notify closes both at once).
+      // The other may only end now: whatever it still sends can go nowhere (it is reset), and
+      // the half-close and idle timeouts keep judging it, so it cannot linger in CLOSING.
+      scheduleTimer();
+    }
     finishIfDone();
+  }
+
+  /**
+   * Bytes read from {@code from} can reach no one (its peer closed, or the write to it failed): its
+   * sender must not take the loss for a clean end, so that leg is reset.
+   */
+  void undeliverable(Leg from) {
+    String what =
+        side(from.side()) + "'s bytes could not be delivered: the " + side(from.side().other());
+    if (cause == null) {
+      cause = CloseCause.UNDELIVERABLE;
+      causeDetail = what + " could take no more";
+    } else if (cause == CloseCause.CLIENT_EOF || cause == CloseCause.UPSTREAM_EOF) {
+      causeDetail = what + " had closed; the " + side(from.side()) + " was reset";
+    }
+    Connection c = from.connection;
+    if (c != null && c.isOpen()) {
+      c.reset();
+    }
+  }
+
+  private static String side(Side side) {
+    return side.name().toLowerCase(java.util.Locale.ROOT);
   }
 
   void onClientHandshakeFailed(CloseReason reason) {
@@ -538,16 +563,21 @@ public final class Pair {
    * FIN after what they hold).
    */
   public void close(CloseCause why, String detail, boolean reset) {
-    if (state.compareTo(State.CLOSING) >= 0) {
+    if (state == State.CLOSED) {
       return;
     }
-    cause = why;
-    causeDetail = detail;
+    if (cause == null) {
+      cause = why;
+      causeDetail = detail;
+    }
+    // A FIN (or close_notify) tells the peer it has everything: never send one over bytes that
+    // are still pending, or that a paused leg left unread.
+    boolean hard = reset || holdsBytes();
     state = State.CLOSING;
     for (Leg leg : List.of(client, upstream)) {
       Connection c = leg.connection;
       if (c != null && c.isOpen()) {
-        if (reset) {
+        if (hard) {
           c.reset();
         } else {
           c.close();
@@ -555,6 +585,16 @@ public final class Pair {
       }
     }
     finishIfDone();
+  }
+
+  /** Bytes pending either way, kept before the upstream was up, or left unread by a paused leg. */
+  private boolean holdsBytes() {
+    for (Leg leg : List.of(client, upstream)) {
+      if (leg.holdsBytes()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private void finishIfDone() {
@@ -634,14 +674,26 @@ public final class Pair {
       return;
     }
     ReadSizes reads = owner.reads();
-    client.connection.setMaxReadBytes(reads.client());
-    upstream.connection.setMaxReadBytes(reads.upstream());
+    client.connection.setMaxReadBytes(budget().pairReadLimit(reads.client()));
+    upstream.connection.setMaxReadBytes(budget().pairReadLimit(reads.upstream()));
     timerDueNanos = 0;
     scheduleTimer();
   }
 
+  /** A leg's peer could not take all it was given: the write-stall clock for it starts. */
+  void onBackpressure() {
+    scheduleTimer();
+  }
+
+  /**
+   * Timers run from forwarding until the end, CLOSING included: a leg left open must not linger.
+   */
+  private boolean timed() {
+    return state == State.FORWARDING || (state == State.CLOSING && upstreamActive);
+  }
+
   private void scheduleTimer() {
-    if (state != State.FORWARDING) {
+    if (!timed()) {
       return;
     }
     long due = nextCheckNanos();
@@ -663,44 +715,95 @@ public final class Pair {
     TimeoutSettings t = owner.timeouts();
     long now = loop.nanoTime();
     long due = Long.MAX_VALUE;
+    long quietSince = busy() ? now : lastActivityNanos();
     if (!t.idle().isZero()) {
-      due = Math.min(due, (busy() ? now : lastActivityNanos()) + t.idle().toNanos());
+      due = Math.min(due, quietSince + t.idle().toNanos());
+    }
+    if (!t.halfClose().isZero() && firstEnded != null) {
+      due = Math.min(due, quietSince + t.halfClose().toNanos());
     }
     if (!t.maxConnectionDuration().isZero()) {
       due = Math.min(due, openedNanos + t.maxConnectionDuration().toNanos());
     }
-    if (!t.halfClose().isZero() && firstEnded != null) {
-      due = Math.min(due, firstEndedNanos + t.halfClose().toNanos());
+    if (!t.writeStall().isZero()) {
+      for (Leg sender : List.of(client, upstream)) {
+        long since = stalledSince(sender);
+        if (since != Long.MIN_VALUE) {
+          due = Math.min(due, since + t.writeStall().toNanos());
+        }
+      }
     }
     return due;
   }
 
+  /**
+   * Since when the peer of {@code sender} has taken none of the bytes pending for it, or {@link
+   * Long#MIN_VALUE} when nothing of {@code sender}'s is pending there.
+   */
+  private long stalledSince(Leg sender) {
+    Connection dest = leg(sender.side().other()).connection;
+    if (!sender.pausedForPeer || dest == null || dest.pendingWriteBytes() == 0) {
+      return Long.MIN_VALUE;
+    }
+    return Math.max(sender.pausedSinceNanos, dest.lastWriteNanos());
+  }
+
+  /** A reason to cut the pair, found by its timer. */
+  private record Cut(CloseCause cause, String detail) {}
+
   private void onTimer() {
     timer = null;
     timerDueNanos = 0;
-    if (state != State.FORWARDING) {
+    if (!timed()) {
       return;
     }
-    TimeoutSettings t = owner.timeouts();
-    long now = loop.nanoTime();
-    if (!t.maxConnectionDuration().isZero()
-        && now - openedNanos >= t.maxConnectionDuration().toNanos()) {
-      close(CloseCause.MAX_DURATION, "older than " + t.maxConnectionDuration(), false);
-    } else if (!t.halfClose().isZero()
-        && firstEnded != null
-        && now - firstEndedNanos >= t.halfClose().toNanos()) {
-      close(
-          CloseCause.HALF_CLOSE_TIMEOUT,
-          firstEnded.name().toLowerCase(java.util.Locale.ROOT)
-              + " ended "
-              + t.halfClose()
-              + " ago and the other side did not follow",
-          false);
-    } else if (!t.idle().isZero() && !busy() && now - lastActivityNanos() >= t.idle().toNanos()) {
-      close(CloseCause.IDLE_TIMEOUT, "no bytes either way for " + t.idle(), false);
+    Cut cut = due(owner.timeouts(), loop.nanoTime());
+    if (cut != null) {
+      close(cut.cause(), cut.detail(), false);
     } else {
       scheduleTimer();
     }
+  }
+
+  private Cut due(TimeoutSettings t, long now) {
+    if (!t.maxConnectionDuration().isZero()
+        && now - openedNanos >= t.maxConnectionDuration().toNanos()) {
+      return new Cut(CloseCause.MAX_DURATION, "older than " + t.maxConnectionDuration());
+    }
+    if (!t.writeStall().isZero()) {
+      for (Leg sender : List.of(client, upstream)) {
+        long since = stalledSince(sender);
+        if (since != Long.MIN_VALUE && now - since >= t.writeStall().toNanos()) {
+          Side stalled = sender.side().other();
+          return new Cut(
+              CloseCause.WRITE_STALL_TIMEOUT,
+              "the "
+                  + side(stalled)
+                  + " took none of the "
+                  + leg(stalled).connection.pendingWriteBytes()
+                  + " B pending for it in "
+                  + Units.formatDuration(t.writeStall()));
+        }
+      }
+    }
+    boolean quiet = !busy();
+    long quietFor = now - lastActivityNanos();
+    if (!t.halfClose().isZero()
+        && firstEnded != null
+        && quiet
+        && quietFor >= t.halfClose().toNanos()) {
+      return new Cut(
+          CloseCause.HALF_CLOSE_TIMEOUT,
+          "the "
+              + side(firstEnded)
+              + " ended and the other direction moved no bytes for "
+              + Units.formatDuration(t.halfClose()));
+    }
+    if (!t.idle().isZero() && quiet && quietFor >= t.idle().toNanos()) {
+      return new Cut(
+          CloseCause.IDLE_TIMEOUT, "no bytes either way for " + Units.formatDuration(t.idle()));
+    }
+    return null;
   }
 
   /** Bytes pending either way, or a leg held back: a pair that is not idle, however quiet. */

@@ -57,7 +57,7 @@ public final class ListenerRuntime implements Pair.Owner {
 
   private final String name;
   private final ListenerStats stats;
-  private final InFlightBudget budget;
+  private final InFlightBudget.Share budget;
   private final PairObserver observer;
   private volatile Settings settings;
   private volatile Listener listener;
@@ -73,7 +73,7 @@ public final class ListenerRuntime implements Pair.Owner {
       Settings settings, InFlightBudget budget, PairObserver observer, ListenerStats stats) {
     this.name = settings.config().name();
     this.settings = settings;
-    this.budget = budget;
+    this.budget = budget.share(name);
     this.observer = observer;
     this.stats = stats != null ? stats : new ListenerStats(name);
   }
@@ -271,7 +271,7 @@ public final class ListenerRuntime implements Pair.Owner {
   // ---- Pair.Owner ----
 
   @Override
-  public InFlightBudget budget() {
+  public InFlightBudget.Share budget() {
     return budget;
   }
 

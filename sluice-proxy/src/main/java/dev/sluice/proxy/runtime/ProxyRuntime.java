@@ -250,6 +250,7 @@ public final class ProxyRuntime implements AutoCloseable {
     clusters = nextClusters;
     config = next;
     budget.setMax(next.maxBytesInFlight());
+    budget.keepShares(listeners.keySet());
     replaced.values().forEach(ListenerRuntime::unbind); // their pairs go on, on the old settings
     forEachPair(pair -> pair.settingsChanged());
     LOG.info(

@@ -58,7 +58,8 @@ class ConfigReaderTest {
                 Duration.ofHours(1),
                 Duration.ofSeconds(10),
                 Duration.ofMinutes(1),
-                Duration.ZERO));
+                Duration.ZERO,
+                Duration.ofMinutes(1)));
     assertThat(listener.reads()).isEqualTo(new ReadSizes(64 * 1024, 64 * 1024));
 
     assertThat(config.clusters())
@@ -117,6 +118,7 @@ class ConfigReaderTest {
                   handshake: 3s
                   halfClose: none
                   maxConnectionDuration: 2d
+                  writeStall: 20s
                   drain: 1h
                 """);
     assertThat(config.listeners().getFirst().timeouts())
@@ -126,7 +128,8 @@ class ConfigReaderTest {
                 Duration.ofMinutes(10),
                 Duration.ofSeconds(3),
                 Duration.ZERO,
-                Duration.ofDays(2)));
+                Duration.ofDays(2),
+                Duration.ofSeconds(20)));
     assertThat(config.drainTimeout()).isEqualTo(Duration.ofHours(1));
   }
 
@@ -159,7 +162,8 @@ class ConfigReaderTest {
                 Duration.ofSeconds(30),
                 Duration.ofSeconds(10),
                 Duration.ofMinutes(1),
-                Duration.ofHours(1)));
+                Duration.ofHours(1),
+                Duration.ofMinutes(1)));
     assertThat(config.listeners().get(1).timeouts())
         .isEqualTo(
             new TimeoutSettings(
@@ -167,7 +171,8 @@ class ConfigReaderTest {
                 Duration.ofMinutes(10),
                 Duration.ofSeconds(10),
                 Duration.ofMinutes(1),
-                Duration.ZERO));
+                Duration.ZERO,
+                Duration.ofMinutes(1)));
   }
 
   @Test

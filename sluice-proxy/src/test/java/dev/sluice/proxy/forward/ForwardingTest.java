@@ -21,8 +21,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Every byte through the proxy arrives once, in order, both ways: the four stream combinations of
- * seed 004 (client TCP or TLS, upstream TCP or Unix), each with a patterned stream echoed back and
- * checked byte by byte, and both ends half-closing in turn.
+ * seed 004 (client TCP or TLS, 1.3 and 1.2, upstream TCP or Unix), each with a patterned stream
+ * echoed back and checked byte by byte, and both ends half-closing in turn.
  */
 class ForwardingTest {
   @TempDir Path dir;
@@ -62,7 +62,7 @@ class ForwardingTest {
                     upstreams: [{address: "%s"}]
                 """
                     .formatted(
-                        client == Security.TLS
+                        client.tls()
                             ? "    tls: {certificates: [{cert: \"%s\", key: \"%s\"}]}"
                                 .formatted(pki.serverCert, pki.serverKey)
                             : "",

@@ -21,7 +21,7 @@ import javax.net.ssl.SSLSocket;
 
 /**
  * A real client of the proxy in the test's JVM: a blocking JDK socket (TCP or Unix) or SSLSocket
- * (TLS 1.3, verifying the test PKI's certificate), on a virtual thread. It sends a patterned
+ * (TLS 1.3 or 1.2, verifying the test PKI's certificate), on a virtual thread. It sends a patterned
  * stream, half-closes, and checks every byte that comes back against the pattern until the end of
  * the stream.
  */
@@ -38,13 +38,26 @@ public final class EchoClient {
   /** How to reach the proxy. */
   public enum Security {
     PLAIN,
-    TLS
+    /** TLS 1.3. */
+    TLS,
+    /** TLS 1.2: no half-close (close_notify ends both directions), renegotiation exists. */
+    TLS12;
+
+    /** Whether this is TLS of either version. */
+    public boolean tls() {
+      return this != PLAIN;
+    }
   }
 
-  /** Sends {@code bytes} of the stream of {@code seed} and verifies the echo. */
+  /**
+   * Sends {@code bytes} of the stream of {@code seed} and verifies the echo. The client half-closes
+   * once it has sent all and reads to the end of the stream; over TLS 1.2, which has no half-close
+   * (a close_notify ends both directions), it reads the whole echo first and then closes.
+   */
   public static Result echo(
       SocketAddress proxy, Security security, String serverName, long bytes, long seed)
       throws Exception {
+    boolean halfClose = security != Security.TLS12;
     try (Streams s = open(proxy, security, serverName)) {
       PayloadPattern pattern = new PayloadPattern(seed);
       CompletableFuture<Void> sent = new CompletableFuture<>();
@@ -60,7 +73,9 @@ public final class EchoClient {
                     at += n;
                   }
                   s.out.flush();
-                  s.shutdownOutput();
+                  if (halfClose) {
+                    s.shutdownOutput();
+                  }
                   sent.complete(null);
                 } catch (Throwable t) {
                   sent.completeExceptionally(t);
@@ -69,8 +84,12 @@ public final class EchoClient {
       PatternVerifier verifier = pattern.verifier();
       byte[] buffer = new byte[64 * 1024];
       long received = 0;
-      int n;
-      while ((n = s.in.read(buffer)) >= 0) {
+      while (halfClose || received < bytes) {
+        int want = halfClose ? buffer.length : (int) Math.min(buffer.length, bytes - received);
+        int n = s.in.read(buffer, 0, want);
+        if (n < 0) {
+          break;
+        }
         verifier.update(java.nio.ByteBuffer.wrap(buffer, 0, n));
         received += n;
       }
@@ -114,14 +133,14 @@ public final class EchoClient {
   public static Streams open(
       SocketAddress proxy, Security security, String serverName, boolean verifyHostName)
       throws Exception {
-    if (security == Security.TLS) {
+    if (security.tls()) {
       InetSocketAddress inet = (InetSocketAddress) proxy;
       SSLContext context = SSLContext.getInstance("TLS");
       context.init(null, TestPki.get().caTrust().trustManagers(), null);
       SSLSocket socket =
           (SSLSocket) context.getSocketFactory().createSocket(inet.getAddress(), inet.getPort());
       SSLParameters parameters = socket.getSSLParameters();
-      parameters.setProtocols(new String[] {"TLSv1.3"});
+      parameters.setProtocols(new String[] {security == Security.TLS12 ? "TLSv1.2" : "TLSv1.3"});
       if (verifyHostName) {
         parameters.setEndpointIdentificationAlgorithm("HTTPS");
       }
