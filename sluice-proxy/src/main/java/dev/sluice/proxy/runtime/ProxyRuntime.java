@@ -207,12 +207,15 @@ public final class ProxyRuntime implements AutoCloseable {
           l.name(),
           settingsFor(l, nextClusters, next.source(), running == null ? null : running.settings()));
     }
-    // Bind what is new before touching anything, so that a failure changes nothing.
+    // Bind what is new before touching anything, so that a failure changes nothing: whatever
+    // fails a bind, checked or not, unbinds what this reload bound already.
     Map<String, ListenerRuntime> fresh = new LinkedHashMap<>();
+    ListenerConfig binding = null;
     try {
       for (ListenerConfig l : next.listeners()) {
         ListenerRuntime running = listeners.get(l.name());
         if (running == null || !running.config().address().equals(l.address())) {
+          binding = l;
           ListenerRuntime listener =
               new ListenerRuntime(
                   settings.get(l.name()),
@@ -223,10 +226,20 @@ public final class ProxyRuntime implements AutoCloseable {
           fresh.put(l.name(), listener);
         }
       }
-    } catch (IOException e) {
+    } catch (IOException | RuntimeException e) {
       fresh.values().forEach(ListenerRuntime::unbind);
+      if (e instanceof RuntimeException) {
+        LOG.warn("binding listener {} on {} failed", binding.name(), binding.address(), e);
+      }
       throw new ConfigException(
-          List.of(new Problem(next.source(), 0, "listeners", e.getMessage())));
+          List.of(
+              new Problem(
+                  next.source(),
+                  0,
+                  "listeners." + binding.name() + ".address",
+                  e instanceof IOException
+                      ? e.getMessage()
+                      : "cannot bind " + binding.address() + ": " + e)));
     }
     Map<String, ListenerRuntime> replaced = new LinkedHashMap<>();
     Map<String, ListenerRuntime> kept = new LinkedHashMap<>();

@@ -147,10 +147,15 @@ public final class ProxyService implements AutoCloseable {
     ProxyConfig running = runtime.config();
     AccessLog newLog = null;
     AdminServer newAdmin = null;
+    ProxyConfig next;
+    boolean logChanged;
+    boolean adminChanged;
+    // All or nothing: whatever fails before the runtime took the new configuration, checked or
+    // not, closes what this reload opened and leaves the running one in force, counted as failed.
     try {
-      ProxyConfig next = ConfigReader.read(configFile);
-      boolean logChanged = !Objects.equals(next.accessLog(), running.accessLog());
-      boolean adminChanged = !Objects.equals(next.admin(), running.admin());
+      next = ConfigReader.read(configFile);
+      logChanged = !Objects.equals(next.accessLog(), running.accessLog());
+      adminChanged = !Objects.equals(next.admin(), running.admin());
       if (logChanged && next.accessLog() != null) {
         newLog = AccessLog.open(next.accessLog());
       }
@@ -158,24 +163,7 @@ public final class ProxyService implements AutoCloseable {
         newAdmin = AdminServer.start(next.admin().address(), status, metrics);
       }
       runtime.reload(next);
-      if (logChanged) {
-        accessLog.set(newLog);
-      }
-      if (adminChanged) {
-        AdminServer old = admin;
-        admin = newAdmin;
-        if (old != null) {
-          old.close();
-        }
-      }
-      reloads.incrementAndGet();
-      lastReloadMillis = System.currentTimeMillis();
-      lastReloadError = null;
-      metrics.reloaded(true);
-      LOG.info("configuration reloaded ({})", why);
-      watchAfterReload(next);
-      return true;
-    } catch (ConfigException | IOException e) {
+    } catch (ConfigException | IOException | RuntimeException e) {
       if (newLog != null) {
         newLog.close();
       }
@@ -183,12 +171,33 @@ public final class ProxyService implements AutoCloseable {
         newAdmin.close();
       }
       failedReloads.incrementAndGet();
-      lastReloadError = e.getMessage();
+      lastReloadError = e instanceof RuntimeException ? e.toString() : e.getMessage();
       metrics.reloaded(false);
-      LOG.error(
-          "configuration rejected ({}); still running the previous one: {}", why, e.getMessage());
+      if (e instanceof RuntimeException) {
+        LOG.error("configuration rejected ({}); still running the previous one", why, e);
+      } else {
+        LOG.error(
+            "configuration rejected ({}); still running the previous one: {}", why, e.getMessage());
+      }
       return false;
     }
+    if (logChanged) {
+      accessLog.set(newLog);
+    }
+    if (adminChanged) {
+      AdminServer old = admin;
+      admin = newAdmin;
+      if (old != null) {
+        old.close();
+      }
+    }
+    reloads.incrementAndGet();
+    lastReloadMillis = System.currentTimeMillis();
+    lastReloadError = null;
+    metrics.reloaded(true);
+    LOG.info("configuration reloaded ({})", why);
+    watchAfterReload(next);
+    return true;
   }
 
   /**

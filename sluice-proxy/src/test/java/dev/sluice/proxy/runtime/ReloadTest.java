@@ -1,8 +1,13 @@
 package dev.sluice.proxy.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.proxy.config.ConfigException;
 import dev.sluice.proxy.config.ConfigReader;
+import dev.sluice.proxy.config.Endpoint;
+import dev.sluice.proxy.config.ListenerConfig;
+import dev.sluice.proxy.config.ProxyConfig;
 import dev.sluice.proxy.forward.CloseCause;
 import dev.sluice.proxy.forward.Pair;
 import dev.sluice.proxy.service.ProxyService;
@@ -11,6 +16,7 @@ import dev.sluice.testing.Await;
 import dev.sluice.testing.PayloadPattern;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -63,6 +69,29 @@ class ReloadTest {
     Socket socket = new Socket(address.getAddress(), address.getPort());
     socket.setSoTimeout((int) Await.PATIENCE.toMillis());
     return socket;
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket probe = new ServerSocket(0)) {
+      return probe.getLocalPort();
+    }
+  }
+
+  private static boolean accepts(int port) {
+    try {
+      new Socket("127.0.0.1", port).close();
+      return true;
+    } catch (IOException refused) {
+      return false;
+    }
+  }
+
+  /** A byte each way through a pair: the client's socket and the upstream's end of it. */
+  private static void roundTrip(Socket client, Socket server, int b) throws IOException {
+    client.getOutputStream().write(b);
+    assertThat(server.getInputStream().read()).isEqualTo(b);
+    server.getOutputStream().write(b + 1);
+    assertThat(client.getInputStream().read()).isEqualTo(b + 1);
   }
 
   private static Pair onlyPair(ProxyService service) {
@@ -199,5 +228,109 @@ class ReloadTest {
             .isEqualTo(64 * 1024);
       }
     }
+  }
+
+  @Test
+  void aReloadWithAListenerHostThatDoesNotResolveIsRejectedAndBindsNothing() throws Exception {
+    try (ScriptedUpstream upstream = ScriptedUpstream.start()) {
+      Path file = dir.resolve("sluice.yaml");
+      Files.writeString(file, config("c0", "64KiB", "1h", upstream.address()));
+      int port = freePort();
+      try (ProxyService service = start(file)) {
+        Files.writeString(
+            file,
+            config("c0", "64KiB", "1h", upstream.address())
+                .replace(
+                    "listeners:\n",
+                    """
+                    listeners:
+                      - {name: good, address: "127.0.0.1:%d", cluster: c0}
+                      - {name: bad, address: "nowhere.invalid:7000", cluster: c0}
+                    """
+                        .formatted(port)));
+        for (int attempt = 1; attempt <= 3; attempt++) {
+          assertThat(service.reload("test")).isFalse();
+          assertThat(service.failedReloads()).isEqualTo(attempt);
+          assertThat(service.status().read().reloads().lastError())
+              .contains("listeners[1].address", "nowhere.invalid");
+          assertThat(accepts(port)).as("the good listener left bound").isFalse();
+          assertThat(service.runtime().listeners())
+              .extracting(ListenerRuntime::name)
+              .containsExactly("front");
+        }
+        try (Socket client = connect(service);
+            Socket server = upstream.next()) {
+          roundTrip(client, server, 'r');
+        }
+      }
+    }
+  }
+
+  @Test
+  void aBindThatFailsUncheckedUnbindsWhatTheReloadBoundAndChangesNothing() throws Exception {
+    try (ScriptedUpstream upstream = ScriptedUpstream.start()) {
+      Path file = dir.resolve("sluice.yaml");
+      Files.writeString(file, config("c0", "64KiB", "1h", upstream.address()));
+      int port = freePort();
+      try (ProxyService service = start(file)) {
+        ProxyRuntime runtime = service.runtime();
+        ProxyConfig running = runtime.config();
+        // Past the configuration check (the name stopped resolving after it, say).
+        ProxyConfig read =
+            ConfigReader.read(
+                config("c0", "64KiB", "1h", upstream.address())
+                    .replace(
+                        "listeners:\n",
+                        """
+                        listeners:
+                          - {name: good, address: "127.0.0.1:%d", cluster: c0}
+                          - {name: bad, address: "127.0.0.1:0", cluster: c0}
+                        """
+                            .formatted(port)),
+                "next.yaml",
+                dir);
+        List<ListenerConfig> listeners = new ArrayList<>();
+        for (ListenerConfig l : read.listeners()) {
+          listeners.add(l.name().equals("bad") ? unresolvable(l) : l);
+        }
+        ProxyConfig next =
+            new ProxyConfig(
+                listeners,
+                read.clusters(),
+                read.maxBytesInFlight(),
+                read.drainTimeout(),
+                read.admin(),
+                read.accessLog(),
+                read.source());
+        for (int attempt = 1; attempt <= 2; attempt++) {
+          assertThatThrownBy(() -> runtime.reload(next))
+              .isInstanceOf(ConfigException.class)
+              .hasMessageContaining("listeners.bad.address")
+              .hasMessageContaining("nowhere.invalid");
+          assertThat(accepts(port)).as("the good listener left bound").isFalse();
+          assertThat(runtime.config()).isSameAs(running);
+          assertThat(runtime.listeners())
+              .extracting(ListenerRuntime::name)
+              .containsExactly("front");
+        }
+        try (Socket client = connect(service);
+            Socket server = upstream.next()) {
+          roundTrip(client, server, 'u');
+        }
+      }
+    }
+  }
+
+  private static ListenerConfig unresolvable(ListenerConfig l) {
+    return new ListenerConfig(
+        l.name(),
+        new Endpoint.Tcp("nowhere.invalid", 7000),
+        l.route(),
+        l.tls(),
+        l.maxConnections(),
+        l.timeouts(),
+        l.reads(),
+        l.limits(),
+        l.proxyProtocol());
   }
 }
