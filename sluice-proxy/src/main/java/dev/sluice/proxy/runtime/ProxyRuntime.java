@@ -18,6 +18,7 @@ import dev.sluice.proxy.forward.InFlightBudget;
 import dev.sluice.proxy.forward.PairRegistry;
 import dev.sluice.proxy.health.HealthChecker;
 import dev.sluice.proxy.limit.Admission;
+import dev.sluice.proxy.metrics.ListenerStats;
 import dev.sluice.proxy.proxyprotocol.ProxyProtocolStage;
 import dev.sluice.tls.TlsClient;
 import dev.sluice.tls.TlsServer;
@@ -43,6 +44,13 @@ public final class ProxyRuntime implements AutoCloseable {
   private final PairObserver observer;
   private final int slabSize;
   private final Map<String, ListenerRuntime> listeners = new LinkedHashMap<>();
+
+  /**
+   * Listeners a reload removed whose pairs may still be open: a shutdown drains those too (a moved
+   * listener needs no entry, its successor counts its pairs).
+   */
+  private final List<ListenerRuntime> retired = new ArrayList<>();
+
   private final Resolver resolver;
   private final Map<Cluster, ClusterJobs> jobs = new java.util.HashMap<>();
   private final java.util.concurrent.ScheduledExecutorService dns =
@@ -252,10 +260,15 @@ public final class ProxyRuntime implements AutoCloseable {
       kept.put(l.name(), listener);
     }
     for (Map.Entry<String, ListenerRuntime> old : listeners.entrySet()) {
-      if (kept.get(old.getKey()) != old.getValue()) {
+      ListenerRuntime successor = kept.get(old.getKey());
+      if (successor != old.getValue()) {
         replaced.put(old.getKey(), old.getValue());
+        if (successor == null || successor.stats() != old.getValue().stats()) {
+          retired.add(old.getValue());
+        }
       }
     }
+    retired.removeIf(gone -> gone.stats().openCount() == 0);
     listeners.clear();
     listeners.putAll(kept);
     published = List.copyOf(listeners.values());
@@ -279,15 +292,18 @@ public final class ProxyRuntime implements AutoCloseable {
    * cause {@code shutdown} and stops the loops.
    */
   public void shutdown(Duration drain) {
-    List<ListenerRuntime> all;
+    List<ListenerRuntime> bound;
+    List<ListenerRuntime> all = new ArrayList<>();
     synchronized (this) {
       if (stopped) {
         return;
       }
       stopped = true;
-      all = List.copyOf(listeners.values());
+      bound = List.copyOf(listeners.values());
+      all.addAll(bound);
+      all.addAll(retired); // their pairs drain like any other
     }
-    all.forEach(ListenerRuntime::unbind);
+    bound.forEach(ListenerRuntime::unbind);
     synchronized (this) {
       jobs.values().forEach(ClusterJobs::stop);
       jobs.clear();
@@ -310,7 +326,11 @@ public final class ProxyRuntime implements AutoCloseable {
   }
 
   private static long openPairs(List<ListenerRuntime> listeners) {
-    return listeners.stream().mapToLong(l -> l.stats().openCount()).sum();
+    return listeners.stream()
+        .map(ListenerRuntime::stats)
+        .distinct() // a moved listener and its predecessor count the same pairs
+        .mapToLong(ListenerStats::openCount)
+        .sum();
   }
 
   /** Runs {@code action} on every open pair, each on its own loop, and waits for them. */

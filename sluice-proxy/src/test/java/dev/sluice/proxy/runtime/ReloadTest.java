@@ -20,8 +20,11 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,6 +38,7 @@ class ReloadTest {
   @TempDir Path dir;
 
   private final List<Pair> closed = new CopyOnWriteArrayList<>();
+  private final Map<Pair, Long> closedAtNanos = new ConcurrentHashMap<>();
 
   private static String config(String cluster, String readSize, String idle, String... upstreams) {
     StringBuilder clusters = new StringBuilder();
@@ -60,12 +64,26 @@ class ReloadTest {
   }
 
   private ProxyService start(Path file) throws Exception {
-    return ProxyService.start(ConfigReader.read(file), file, (l, pair) -> closed.add(pair));
+    return ProxyService.start(
+        ConfigReader.read(file),
+        file,
+        (l, pair) -> {
+          closedAtNanos.put(pair, System.nanoTime());
+          closed.add(pair);
+        });
   }
 
   private static Socket connect(ProxyService service) throws IOException {
     InetSocketAddress address =
         (InetSocketAddress) service.runtime().listener("front").boundAddress();
+    Socket socket = new Socket(address.getAddress(), address.getPort());
+    socket.setSoTimeout((int) Await.PATIENCE.toMillis());
+    return socket;
+  }
+
+  private static Socket connect(ProxyService service, String listener) throws IOException {
+    InetSocketAddress address =
+        (InetSocketAddress) service.runtime().listener(listener).boundAddress();
     Socket socket = new Socket(address.getAddress(), address.getPort());
     socket.setSoTimeout((int) Await.PATIENCE.toMillis());
     return socket;
@@ -226,6 +244,46 @@ class ReloadTest {
         assertThat(service.reload("test")).isFalse();
         assertThat(service.runtime().config().listeners().getFirst().reads().client())
             .isEqualTo(64 * 1024);
+      }
+    }
+  }
+
+  @Test
+  void aPairOfAListenerRemovedByAReloadDrainsAtShutdownLikeAnyOther() throws Exception {
+    try (ScriptedUpstream upstream = ScriptedUpstream.start()) {
+      Path file = dir.resolve("sluice.yaml");
+      String both =
+          """
+          listeners:
+            - {name: front, address: "127.0.0.1:0", cluster: c0}
+            - {name: side, address: "127.0.0.1:0", cluster: c0}
+          clusters:
+            - {name: c0, upstreams: [{address: "%s"}]}
+          timeouts: {drain: 2s}
+          """
+              .formatted(upstream.address());
+      Files.writeString(file, both);
+      try (ProxyService service = start(file);
+          Socket client = connect(service, "side");
+          Socket server = upstream.next()) {
+        roundTrip(client, server, 'a');
+        Files.writeString(file, both.replaceAll("(?m)^.*name: side.*\n", ""));
+        assertThat(service.reload("test")).isTrue();
+        assertThat(service.runtime().listener("side")).as("side removed").isNull();
+
+        long shutdownBegan = System.nanoTime();
+        Thread shutdown = Thread.ofPlatform().start(service::shutdownGracefully);
+        Await.until(service.runtime()::isStopping, () -> "the shutdown to begin");
+        roundTrip(client, server, 'c'); // the pair forwards on while the proxy drains
+
+        shutdown.join(Await.PATIENCE);
+        assertThat(shutdown.isAlive()).as("the shutdown is over").isFalse();
+        Pair pair = closed.getFirst();
+        assertThat(pair.listenerName()).isEqualTo("side");
+        assertThat(pair.cause()).isEqualTo(CloseCause.SHUTDOWN);
+        assertThat(Duration.ofNanos(closedAtNanos.get(pair) - shutdownBegan))
+            .as("closed at the drain deadline, not before")
+            .isGreaterThanOrEqualTo(Duration.ofSeconds(2));
       }
     }
   }
