@@ -371,11 +371,10 @@ public final class ProxyRuntime implements AutoCloseable {
         l.tls() instanceof ListenerTls.Terminate terminate
             ? TlsSetup.server(terminate, l.timeouts().handshake(), source, l.name())
             : null;
-    // Unchanged limits keep their state (the rate's tokens, the counts per address).
+    // The same listener's limits go on with their state (the counts per address, the rate's
+    // tokens), changed or not: a reload must not let a client past a limit it had reached.
     Admission admission =
-        running != null && running.admission().limits().equals(l.limits())
-            ? running.admission()
-            : new Admission(l.limits());
+        running != null ? running.admission().reconfigured(l.limits()) : new Admission(l.limits());
     ProxyProtocolStage proxyProtocol =
         l.proxyProtocol() == null ? null : new ProxyProtocolStage(l.proxyProtocol());
     return new ListenerRuntime.Settings(
