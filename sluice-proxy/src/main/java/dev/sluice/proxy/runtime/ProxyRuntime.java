@@ -53,6 +53,10 @@ public final class ProxyRuntime implements AutoCloseable {
 
   private final Resolver resolver;
   private final Map<Cluster, ClusterJobs> jobs = new java.util.HashMap<>();
+
+  /** What each cluster's upstream TLS files held when its client was built. */
+  private final Map<Cluster, TlsFiles> tlsFiles = new java.util.concurrent.ConcurrentHashMap<>();
+
   private final java.util.concurrent.ScheduledExecutorService dns =
       java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
           Thread.ofPlatform().name("sluice-dns").daemon(true).factory());
@@ -90,7 +94,7 @@ public final class ProxyRuntime implements AutoCloseable {
                 .withEventLoops(eventLoops)
                 .withSlab(slabSize, Math.min(TransportConfig.DEFAULT_COPY_THRESHOLD, slabSize)));
     this.budget = new InFlightBudget(config.maxBytesInFlight());
-    this.clusters = clustersOf(config, Map.of(), resolver);
+    this.clusters = clustersOf(config, Map.of(), resolver, tlsFiles);
   }
 
   /**
@@ -207,7 +211,7 @@ public final class ProxyRuntime implements AutoCloseable {
     if (!problems.isEmpty()) {
       throw new ConfigException(problems);
     }
-    Map<String, Cluster> nextClusters = clustersOf(next, clusters, resolver);
+    Map<String, Cluster> nextClusters = clustersOf(next, clusters, resolver, tlsFiles);
     Map<String, ListenerRuntime.Settings> settings = new LinkedHashMap<>();
     for (ListenerConfig l : next.listeners()) {
       ListenerRuntime running = listeners.get(l.name());
@@ -273,6 +277,7 @@ public final class ProxyRuntime implements AutoCloseable {
     listeners.putAll(kept);
     published = List.copyOf(listeners.values());
     startJobs(nextClusters, clusters);
+    tlsFiles.keySet().retainAll(nextClusters.values());
     clusters = nextClusters;
     config = next;
     budget.setMax(next.maxBytesInFlight());
@@ -381,20 +386,34 @@ public final class ProxyRuntime implements AutoCloseable {
         l, tls, clusterMap, SocketOptions.defaults(), admission, proxyProtocol);
   }
 
-  /** Clusters of {@code next}, reusing the running ones whose configuration did not change. */
+  /**
+   * Clusters of {@code next}, reusing the running ones whose configuration did not change, nor the
+   * contents of their TLS files ({@code loaded}: what they held when each client was built; the new
+   * ones' are added).
+   */
   private static Map<String, Cluster> clustersOf(
-      ProxyConfig next, Map<String, Cluster> running, Resolver resolver) throws ConfigException {
+      ProxyConfig next,
+      Map<String, Cluster> running,
+      Resolver resolver,
+      Map<Cluster, TlsFiles> loaded)
+      throws ConfigException {
     Map<String, Cluster> map = new LinkedHashMap<>();
     for (ClusterConfig c : next.clusters()) {
       Cluster current = running.get(c.name());
-      if (current != null && current.config().equals(c)) {
+      // Read before the load: a change in between is seen by the next reload.
+      TlsFiles files = TlsFiles.of(c.tls());
+      if (current != null
+          && current.config().equals(c)
+          && files.equals(loaded.getOrDefault(current, TlsFiles.NONE))) {
         map.put(c.name(), current);
       } else {
         TlsClient tls =
             c.tls() == null
                 ? null
                 : TlsSetup.client(c.tls(), Duration.ofSeconds(10), next.source(), c.name());
-        map.put(c.name(), new Cluster(c, resolver, tls));
+        Cluster cluster = new Cluster(c, resolver, tls);
+        loaded.put(cluster, files);
+        map.put(c.name(), cluster);
       }
     }
     return java.util.Collections.unmodifiableMap(map); // in configuration order, for pages

@@ -4,6 +4,7 @@ import dev.sluice.proxy.admin.AccessLog;
 import dev.sluice.proxy.admin.AdminServer;
 import dev.sluice.proxy.admin.Status;
 import dev.sluice.proxy.admin.StatusReader;
+import dev.sluice.proxy.config.ClusterConfig;
 import dev.sluice.proxy.config.ConfigException;
 import dev.sluice.proxy.config.ConfigReader;
 import dev.sluice.proxy.config.ListenerConfig;
@@ -232,16 +233,21 @@ public final class ProxyService implements AutoCloseable {
     for (ListenerConfig l : config.listeners()) {
       if (l.tls() instanceof ListenerTls.Terminate t) {
         for (ListenerTls.Certificate c : t.certificates()) {
-          switch (c) {
-            case ListenerTls.Pem pem -> {
-              files.add(pem.cert().toAbsolutePath());
-              files.add(pem.key().toAbsolutePath());
-            }
-            case ListenerTls.Pkcs12 p12 -> files.add(p12.file().toAbsolutePath());
-          }
+          c.files().forEach(file -> files.add(file.toAbsolutePath()));
         }
         if (t.clientCa() != null) {
           files.add(t.clientCa().toAbsolutePath());
+        }
+      }
+    }
+    // An upstream CA or client certificate renewed in place must reach new connections too.
+    for (ClusterConfig c : config.clusters()) {
+      if (c.tls() != null) {
+        if (c.tls().ca() != null) {
+          files.add(c.tls().ca().toAbsolutePath());
+        }
+        if (c.tls().certificate() != null) {
+          c.tls().certificate().files().forEach(file -> files.add(file.toAbsolutePath()));
         }
       }
     }

@@ -14,18 +14,23 @@ import dev.sluice.proxy.service.ProxyService;
 import dev.sluice.proxy.testing.ScriptedUpstream;
 import dev.sluice.testing.Await;
 import dev.sluice.testing.PayloadPattern;
+import dev.sluice.testing.TestPki;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -376,6 +381,52 @@ class ReloadTest {
           roundTrip(client, server, 'u');
         }
       }
+    }
+  }
+
+  @Test
+  void aListenerCertificateRenewedInPlaceIsServedAfterAReload() throws Exception {
+    TestPki pki = TestPki.get();
+    try (ScriptedUpstream upstream = ScriptedUpstream.start()) {
+      Path cert = Files.copy(pki.serverCert, dir.resolve("listener.pem"));
+      Path key = Files.copy(pki.serverKey, dir.resolve("listener.key"));
+      Path file = dir.resolve("sluice.yaml");
+      Files.writeString(
+          file,
+          """
+          listeners:
+            - name: front
+              address: 127.0.0.1:0
+              cluster: c0
+              tls: {certificates: [{cert: "%s", key: "%s"}]}
+          clusters:
+            - {name: c0, upstreams: [{address: "%s"}]}
+          """
+              .formatted(cert, key, upstream.address()));
+      try (ProxyService service = start(file)) {
+        InetSocketAddress front =
+            (InetSocketAddress) service.runtime().listener("front").boundAddress();
+        assertThat(servedCertificate(front)).contains("CN=localhost");
+        // Same paths, new contents: the certificate for other.test.
+        Files.copy(pki.otherCert, cert, StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(pki.otherKey, key, StandardCopyOption.REPLACE_EXISTING);
+        assertThat(service.reload("test")).isTrue();
+        assertThat(servedCertificate(front)).contains("CN=other.test");
+      }
+    }
+  }
+
+  /** The subject of the certificate a TLS listener presents (the test CA trusted). */
+  private static String servedCertificate(InetSocketAddress address) throws Exception {
+    SSLContext context = SSLContext.getInstance("TLS");
+    context.init(null, TestPki.get().caTrust().trustManagers(), null);
+    try (SSLSocket socket =
+        (SSLSocket)
+            context.getSocketFactory().createSocket(address.getAddress(), address.getPort())) {
+      socket.startHandshake();
+      return ((X509Certificate) socket.getSession().getPeerCertificates()[0])
+          .getSubjectX500Principal()
+          .getName();
     }
   }
 
