@@ -8,6 +8,7 @@ import java.net.UnixDomainSocketAddress;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.channels.UnresolvedAddressException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
@@ -90,6 +91,9 @@ public final class Listener implements AutoCloseable {
     } catch (IOException e) {
       server.close();
       throw new IOException("cannot listen on " + address + ": " + e.getMessage(), e);
+    } catch (UnresolvedAddressException e) {
+      server.close(); // unchecked, but a failed bind all the same: the socket must not leak
+      throw new IOException("cannot listen on " + address + ": the host name does not resolve", e);
     }
     Listener listener = new Listener(group, loop, server, options, handlers);
     try {

@@ -172,7 +172,7 @@ public final class ConfigReader {
   private AdminConfig admin(YamlNode node, BindAddresses binds) {
     Map<String, YamlNode> f = node.fields("address");
     YamlNode address = require(node, f, "address");
-    Endpoint endpoint = endpoint(address);
+    Endpoint endpoint = bindAddress(address);
     if (endpoint == null) {
       return null;
     }
@@ -240,7 +240,7 @@ public final class ConfigReader {
             "buffers",
             "proxyProtocol");
     String name = name(node, f);
-    Endpoint address = endpoint(require(node, f, "address"));
+    Endpoint address = bindAddress(require(node, f, "address"));
     ListenerTls tls = f.containsKey("tls") ? listenerTls(f.get("tls")) : null;
     Route route = route(node, f, clusters, tls);
     int maxConnections = f.containsKey("maxConnections") ? limit(f.get("maxConnections")) : 0;
@@ -803,6 +803,17 @@ public final class ConfigReader {
     Endpoint endpoint = node == null ? null : parsed(node, Endpoint::parse);
     if (endpoint instanceof Endpoint.Unix unix) {
       return new Endpoint.Unix(baseDir.resolve(unix.path()).normalize()); // like every file path
+    }
+    return endpoint;
+  }
+
+  /** An address to listen on: its host must resolve now, as the bind would need it to. */
+  private Endpoint bindAddress(YamlNode node) {
+    Endpoint endpoint = endpoint(node);
+    if (endpoint instanceof Endpoint.Tcp tcp
+        && ((java.net.InetSocketAddress) tcp.socketAddress()).isUnresolved()) {
+      node.problem("the host '" + tcp.host() + "' does not resolve: nothing to listen on");
+      return null;
     }
     return endpoint;
   }

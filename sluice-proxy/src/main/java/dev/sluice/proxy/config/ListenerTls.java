@@ -37,6 +37,9 @@ public sealed interface ListenerTls {
   sealed interface Certificate {
     /** Loads the chain and key. */
     dev.sluice.tls.KeyMaterial load() throws dev.sluice.tls.KeyMaterialException;
+
+    /** The files it is read from (to watch, and to tell a renewed certificate). */
+    List<Path> files();
   }
 
   /** PEM files: the chain, and the key (PKCS#8, PKCS#1 or SEC1; {@code password} if encrypted). */
@@ -47,6 +50,11 @@ public sealed interface ListenerTls {
           ? dev.sluice.tls.KeyMaterial.fromPem(cert, key)
           : dev.sluice.tls.KeyMaterial.fromPem(cert, key, password.toCharArray());
     }
+
+    @Override
+    public List<Path> files() {
+      return List.of(cert, key);
+    }
   }
 
   /** A PKCS#12 file holding the chain and the key. */
@@ -54,6 +62,11 @@ public sealed interface ListenerTls {
     @Override
     public dev.sluice.tls.KeyMaterial load() throws dev.sluice.tls.KeyMaterialException {
       return dev.sluice.tls.KeyMaterial.fromPkcs12(file, password.toCharArray());
+    }
+
+    @Override
+    public List<Path> files() {
+      return List.of(file);
     }
   }
 

@@ -17,18 +17,52 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class Admission {
   private final Limits limits;
   private final TokenBucket bucket;
-  private final ConcurrentHashMap<InetAddress, AtomicInteger> perSource = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<InetAddress, AtomicInteger> perSource;
 
   public Admission(Limits limits) {
-    this.limits = limits;
-    this.bucket =
+    this(
+        limits,
         limits.connectionsPerSecond() > 0
             ? new TokenBucket(limits.connectionsPerSecond(), limits.burst(), System.nanoTime())
-            : null;
+            : null,
+        new ConcurrentHashMap<>());
+  }
+
+  private Admission(
+      Limits limits, TokenBucket bucket, ConcurrentHashMap<InetAddress, AtomicInteger> perSource) {
+    this.limits = limits;
+    this.bucket = bucket;
+    this.perSource = perSource;
   }
 
   public Limits limits() {
     return limits;
+  }
+
+  /**
+   * The admission for {@code next}, limits a reload gave the same listener: this one when they are
+   * unchanged, else one that goes on with this one's state. The counts per address are shared, so
+   * that the clients open now still count and their ends release the counts that judge new ones (a
+   * per-address limit newly set counts the connections opened from then on). The rate keeps the
+   * tokens saved up (at most the new burst; see {@link TokenBucket#withRate}), so that a changed
+   * rate grants no fresh burst; a rate newly set starts with its burst, as at start.
+   */
+  public Admission reconfigured(Limits next) {
+    if (next.equals(limits)) {
+      return this;
+    }
+    TokenBucket nextBucket;
+    if (next.connectionsPerSecond() <= 0) {
+      nextBucket = null;
+    } else if (bucket == null) {
+      nextBucket = new TokenBucket(next.connectionsPerSecond(), next.burst(), System.nanoTime());
+    } else if (next.connectionsPerSecond() == limits.connectionsPerSecond()
+        && next.burst() == limits.burst()) {
+      nextBucket = bucket;
+    } else {
+      nextBucket = bucket.withRate(next.connectionsPerSecond(), next.burst(), System.nanoTime());
+    }
+    return new Admission(next, nextBucket, perSource);
   }
 
   /** The refusal for a new connection by rate (before its address is known), or null. */

@@ -18,6 +18,7 @@ import dev.sluice.proxy.forward.InFlightBudget;
 import dev.sluice.proxy.forward.PairRegistry;
 import dev.sluice.proxy.health.HealthChecker;
 import dev.sluice.proxy.limit.Admission;
+import dev.sluice.proxy.metrics.ListenerStats;
 import dev.sluice.proxy.proxyprotocol.ProxyProtocolStage;
 import dev.sluice.tls.TlsClient;
 import dev.sluice.tls.TlsServer;
@@ -43,8 +44,19 @@ public final class ProxyRuntime implements AutoCloseable {
   private final PairObserver observer;
   private final int slabSize;
   private final Map<String, ListenerRuntime> listeners = new LinkedHashMap<>();
+
+  /**
+   * Listeners a reload removed whose pairs may still be open: a shutdown drains those too (a moved
+   * listener needs no entry, its successor counts its pairs).
+   */
+  private final List<ListenerRuntime> retired = new ArrayList<>();
+
   private final Resolver resolver;
   private final Map<Cluster, ClusterJobs> jobs = new java.util.HashMap<>();
+
+  /** What each cluster's upstream TLS files held when its client was built. */
+  private final Map<Cluster, TlsFiles> tlsFiles = new java.util.concurrent.ConcurrentHashMap<>();
+
   private final java.util.concurrent.ScheduledExecutorService dns =
       java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
           Thread.ofPlatform().name("sluice-dns").daemon(true).factory());
@@ -82,7 +94,7 @@ public final class ProxyRuntime implements AutoCloseable {
                 .withEventLoops(eventLoops)
                 .withSlab(slabSize, Math.min(TransportConfig.DEFAULT_COPY_THRESHOLD, slabSize)));
     this.budget = new InFlightBudget(config.maxBytesInFlight());
-    this.clusters = clustersOf(config, Map.of(), resolver);
+    this.clusters = clustersOf(config, Map.of(), resolver, tlsFiles);
   }
 
   /**
@@ -199,7 +211,7 @@ public final class ProxyRuntime implements AutoCloseable {
     if (!problems.isEmpty()) {
       throw new ConfigException(problems);
     }
-    Map<String, Cluster> nextClusters = clustersOf(next, clusters, resolver);
+    Map<String, Cluster> nextClusters = clustersOf(next, clusters, resolver, tlsFiles);
     Map<String, ListenerRuntime.Settings> settings = new LinkedHashMap<>();
     for (ListenerConfig l : next.listeners()) {
       ListenerRuntime running = listeners.get(l.name());
@@ -207,12 +219,15 @@ public final class ProxyRuntime implements AutoCloseable {
           l.name(),
           settingsFor(l, nextClusters, next.source(), running == null ? null : running.settings()));
     }
-    // Bind what is new before touching anything, so that a failure changes nothing.
+    // Bind what is new before touching anything, so that a failure changes nothing: whatever
+    // fails a bind, checked or not, unbinds what this reload bound already.
     Map<String, ListenerRuntime> fresh = new LinkedHashMap<>();
+    ListenerConfig binding = null;
     try {
       for (ListenerConfig l : next.listeners()) {
         ListenerRuntime running = listeners.get(l.name());
         if (running == null || !running.config().address().equals(l.address())) {
+          binding = l;
           ListenerRuntime listener =
               new ListenerRuntime(
                   settings.get(l.name()),
@@ -223,10 +238,20 @@ public final class ProxyRuntime implements AutoCloseable {
           fresh.put(l.name(), listener);
         }
       }
-    } catch (IOException e) {
+    } catch (IOException | RuntimeException e) {
       fresh.values().forEach(ListenerRuntime::unbind);
+      if (e instanceof RuntimeException) {
+        LOG.warn("binding listener {} on {} failed", binding.name(), binding.address(), e);
+      }
       throw new ConfigException(
-          List.of(new Problem(next.source(), 0, "listeners", e.getMessage())));
+          List.of(
+              new Problem(
+                  next.source(),
+                  0,
+                  "listeners." + binding.name() + ".address",
+                  e instanceof IOException
+                      ? e.getMessage()
+                      : "cannot bind " + binding.address() + ": " + e)));
     }
     Map<String, ListenerRuntime> replaced = new LinkedHashMap<>();
     Map<String, ListenerRuntime> kept = new LinkedHashMap<>();
@@ -239,14 +264,20 @@ public final class ProxyRuntime implements AutoCloseable {
       kept.put(l.name(), listener);
     }
     for (Map.Entry<String, ListenerRuntime> old : listeners.entrySet()) {
-      if (kept.get(old.getKey()) != old.getValue()) {
+      ListenerRuntime successor = kept.get(old.getKey());
+      if (successor != old.getValue()) {
         replaced.put(old.getKey(), old.getValue());
+        if (successor == null || successor.stats() != old.getValue().stats()) {
+          retired.add(old.getValue());
+        }
       }
     }
+    retired.removeIf(gone -> gone.stats().openCount() == 0);
     listeners.clear();
     listeners.putAll(kept);
     published = List.copyOf(listeners.values());
     startJobs(nextClusters, clusters);
+    tlsFiles.keySet().retainAll(nextClusters.values());
     clusters = nextClusters;
     config = next;
     budget.setMax(next.maxBytesInFlight());
@@ -267,15 +298,18 @@ public final class ProxyRuntime implements AutoCloseable {
    * cause {@code shutdown} and stops the loops.
    */
   public void shutdown(Duration drain) {
-    List<ListenerRuntime> all;
+    List<ListenerRuntime> bound;
+    List<ListenerRuntime> all = new ArrayList<>();
     synchronized (this) {
       if (stopped) {
         return;
       }
       stopped = true;
-      all = List.copyOf(listeners.values());
+      bound = List.copyOf(listeners.values());
+      all.addAll(bound);
+      all.addAll(retired); // their pairs drain like any other
     }
-    all.forEach(ListenerRuntime::unbind);
+    bound.forEach(ListenerRuntime::unbind);
     synchronized (this) {
       jobs.values().forEach(ClusterJobs::stop);
       jobs.clear();
@@ -298,7 +332,11 @@ public final class ProxyRuntime implements AutoCloseable {
   }
 
   private static long openPairs(List<ListenerRuntime> listeners) {
-    return listeners.stream().mapToLong(l -> l.stats().openCount()).sum();
+    return listeners.stream()
+        .map(ListenerRuntime::stats)
+        .distinct() // a moved listener and its predecessor count the same pairs
+        .mapToLong(ListenerStats::openCount)
+        .sum();
   }
 
   /** Runs {@code action} on every open pair, each on its own loop, and waits for them. */
@@ -339,31 +377,44 @@ public final class ProxyRuntime implements AutoCloseable {
         l.tls() instanceof ListenerTls.Terminate terminate
             ? TlsSetup.server(terminate, l.timeouts().handshake(), source, l.name())
             : null;
-    // Unchanged limits keep their state (the rate's tokens, the counts per address).
+    // The same listener's limits go on with their state (the counts per address, the rate's
+    // tokens), changed or not: a reload must not let a client past a limit it had reached.
     Admission admission =
-        running != null && running.admission().limits().equals(l.limits())
-            ? running.admission()
-            : new Admission(l.limits());
+        running != null ? running.admission().reconfigured(l.limits()) : new Admission(l.limits());
     ProxyProtocolStage proxyProtocol =
         l.proxyProtocol() == null ? null : new ProxyProtocolStage(l.proxyProtocol());
     return new ListenerRuntime.Settings(
         l, tls, clusterMap, SocketOptions.defaults(), admission, proxyProtocol);
   }
 
-  /** Clusters of {@code next}, reusing the running ones whose configuration did not change. */
+  /**
+   * Clusters of {@code next}, reusing the running ones whose configuration did not change, nor the
+   * contents of their TLS files ({@code loaded}: what they held when each client was built; the new
+   * ones' are added).
+   */
   private static Map<String, Cluster> clustersOf(
-      ProxyConfig next, Map<String, Cluster> running, Resolver resolver) throws ConfigException {
+      ProxyConfig next,
+      Map<String, Cluster> running,
+      Resolver resolver,
+      Map<Cluster, TlsFiles> loaded)
+      throws ConfigException {
     Map<String, Cluster> map = new LinkedHashMap<>();
     for (ClusterConfig c : next.clusters()) {
       Cluster current = running.get(c.name());
-      if (current != null && current.config().equals(c)) {
+      // Read before the load: a change in between is seen by the next reload.
+      TlsFiles files = TlsFiles.of(c.tls());
+      if (current != null
+          && current.config().equals(c)
+          && files.equals(loaded.getOrDefault(current, TlsFiles.NONE))) {
         map.put(c.name(), current);
       } else {
         TlsClient tls =
             c.tls() == null
                 ? null
                 : TlsSetup.client(c.tls(), Duration.ofSeconds(10), next.source(), c.name());
-        map.put(c.name(), new Cluster(c, resolver, tls));
+        Cluster cluster = new Cluster(c, resolver, tls);
+        loaded.put(cluster, files);
+        map.put(c.name(), cluster);
       }
     }
     return java.util.Collections.unmodifiableMap(map); // in configuration order, for pages

@@ -47,7 +47,10 @@ public final class ConfigWatcher implements AutoCloseable {
     this.thread = Thread.ofPlatform().name("sluice-config-watch").daemon(true).unstarted(this::run);
   }
 
-  /** Starts watching {@code files}. */
+  /**
+   * Starts watching {@code files} (absolute paths): their directories are watched, and events for
+   * other files there are ignored, never delaying the callback.
+   */
   public static ConfigWatcher start(Set<Path> files, Duration debounce, Runnable onChange)
       throws IOException {
     ConfigWatcher watcher = new ConfigWatcher(files, debounce, onChange);
@@ -58,22 +61,26 @@ public final class ConfigWatcher implements AutoCloseable {
   private void run() {
     try {
       while (true) {
-        WatchKey key = service.take();
-        boolean relevant = drain(key);
-        // Wait for the burst to end: every further event restarts the quiet period.
+        if (!drain(service.take())) {
+          continue; // another file in a watched directory (an access log, say)
+        }
+        // Wait for the burst to end: only a further change of a watched file restarts the quiet
+        // period, else steady writes next to the configuration would put the reload off forever.
+        long quietSince = System.nanoTime();
         while (true) {
-          WatchKey more = service.poll(debounce.toMillis(), TimeUnit.MILLISECONDS);
-          if (more == null) {
+          long left = debounce.toNanos() - (System.nanoTime() - quietSince);
+          if (left <= 0) {
             break;
           }
-          relevant |= drain(more);
-        }
-        if (relevant) {
-          try {
-            onChange.run();
-          } catch (RuntimeException e) {
-            LOG.warn("reload after a file change failed", e);
+          WatchKey more = service.poll(left, TimeUnit.NANOSECONDS);
+          if (more != null && drain(more)) {
+            quietSince = System.nanoTime();
           }
+        }
+        try {
+          onChange.run();
+        } catch (RuntimeException e) {
+          LOG.warn("reload after a file change failed", e);
         }
       }
     } catch (InterruptedException | ClosedWatchServiceException stopped) {

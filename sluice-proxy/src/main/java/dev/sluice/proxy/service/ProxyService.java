@@ -4,6 +4,7 @@ import dev.sluice.proxy.admin.AccessLog;
 import dev.sluice.proxy.admin.AdminServer;
 import dev.sluice.proxy.admin.Status;
 import dev.sluice.proxy.admin.StatusReader;
+import dev.sluice.proxy.config.ClusterConfig;
 import dev.sluice.proxy.config.ConfigException;
 import dev.sluice.proxy.config.ConfigReader;
 import dev.sluice.proxy.config.ListenerConfig;
@@ -168,10 +169,15 @@ public final class ProxyService implements AutoCloseable {
     ProxyConfig running = runtime.config();
     AccessLog newLog = null;
     AdminServer newAdmin = null;
+    ProxyConfig next;
+    boolean logChanged;
+    boolean adminChanged;
+    // All or nothing: whatever fails before the runtime took the new configuration, checked or
+    // not, closes what this reload opened and leaves the running one in force, counted as failed.
     try {
-      ProxyConfig next = ConfigReader.read(configFile);
-      boolean logChanged = !Objects.equals(next.accessLog(), running.accessLog());
-      boolean adminChanged = !Objects.equals(next.admin(), running.admin());
+      next = ConfigReader.read(configFile);
+      logChanged = !Objects.equals(next.accessLog(), running.accessLog());
+      adminChanged = !Objects.equals(next.admin(), running.admin());
       if (logChanged && next.accessLog() != null) {
         newLog = AccessLog.open(next.accessLog());
       }
@@ -179,24 +185,7 @@ public final class ProxyService implements AutoCloseable {
         newAdmin = AdminServer.start(next.admin().address(), status, metrics);
       }
       runtime.reload(next);
-      if (logChanged) {
-        accessLog.set(newLog);
-      }
-      if (adminChanged) {
-        AdminServer old = admin;
-        admin = newAdmin;
-        if (old != null) {
-          old.close();
-        }
-      }
-      reloads.incrementAndGet();
-      lastReloadMillis = System.currentTimeMillis();
-      lastReloadError = null;
-      metrics.reloaded(true);
-      LOG.info("configuration reloaded ({})", why);
-      watchAfterReload(next);
-      return true;
-    } catch (ConfigException | IOException e) {
+    } catch (ConfigException | IOException | RuntimeException e) {
       if (newLog != null) {
         newLog.close();
       }
@@ -204,12 +193,33 @@ public final class ProxyService implements AutoCloseable {
         newAdmin.close();
       }
       failedReloads.incrementAndGet();
-      lastReloadError = e.getMessage();
+      lastReloadError = e instanceof RuntimeException ? e.toString() : e.getMessage();
       metrics.reloaded(false);
-      LOG.error(
-          "configuration rejected ({}); still running the previous one: {}", why, e.getMessage());
+      if (e instanceof RuntimeException) {
+        LOG.error("configuration rejected ({}); still running the previous one", why, e);
+      } else {
+        LOG.error(
+            "configuration rejected ({}); still running the previous one: {}", why, e.getMessage());
+      }
       return false;
     }
+    if (logChanged) {
+      accessLog.set(newLog);
+    }
+    if (adminChanged) {
+      AdminServer old = admin;
+      admin = newAdmin;
+      if (old != null) {
+        old.close();
+      }
+    }
+    reloads.incrementAndGet();
+    lastReloadMillis = System.currentTimeMillis();
+    lastReloadError = null;
+    metrics.reloaded(true);
+    LOG.info("configuration reloaded ({})", why);
+    watchAfterReload(next);
+    return true;
   }
 
   /**
@@ -244,16 +254,21 @@ public final class ProxyService implements AutoCloseable {
     for (ListenerConfig l : config.listeners()) {
       if (l.tls() instanceof ListenerTls.Terminate t) {
         for (ListenerTls.Certificate c : t.certificates()) {
-          switch (c) {
-            case ListenerTls.Pem pem -> {
-              files.add(pem.cert().toAbsolutePath());
-              files.add(pem.key().toAbsolutePath());
-            }
-            case ListenerTls.Pkcs12 p12 -> files.add(p12.file().toAbsolutePath());
-          }
+          c.files().forEach(file -> files.add(file.toAbsolutePath()));
         }
         if (t.clientCa() != null) {
           files.add(t.clientCa().toAbsolutePath());
+        }
+      }
+    }
+    // An upstream CA or client certificate renewed in place must reach new connections too.
+    for (ClusterConfig c : config.clusters()) {
+      if (c.tls() != null) {
+        if (c.tls().ca() != null) {
+          files.add(c.tls().ca().toAbsolutePath());
+        }
+        if (c.tls().certificate() != null) {
+          c.tls().certificate().files().forEach(file -> files.add(file.toAbsolutePath()));
         }
       }
     }

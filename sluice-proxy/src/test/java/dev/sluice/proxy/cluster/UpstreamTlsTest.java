@@ -2,8 +2,11 @@ package dev.sluice.proxy.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.proxy.config.ConfigReader;
 import dev.sluice.proxy.forward.CloseCause;
 import dev.sluice.proxy.forward.Pair;
+import dev.sluice.proxy.runtime.PairObserver;
+import dev.sluice.proxy.service.ProxyService;
 import dev.sluice.proxy.testing.ProxyFixture;
 import dev.sluice.testing.Await;
 import dev.sluice.testing.TestPki;
@@ -11,8 +14,11 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -89,7 +95,11 @@ class UpstreamTlsTest {
   }
 
   private static String roundTrip(ProxyFixture proxy, String line) throws IOException {
-    InetSocketAddress address = (InetSocketAddress) proxy.address("front");
+    return roundTrip(proxy.address("front"), line);
+  }
+
+  private static String roundTrip(SocketAddress proxy, String line) throws IOException {
+    InetSocketAddress address = (InetSocketAddress) proxy;
     try (Socket s = new Socket(address.getAddress(), address.getPort())) {
       s.setSoTimeout((int) Await.PATIENCE.toMillis());
       s.getOutputStream().write((line + "\n").getBytes(StandardCharsets.US_ASCII));
@@ -167,6 +177,159 @@ class UpstreamTlsTest {
     } finally {
       server.destroy();
       server.waitFor(10, TimeUnit.SECONDS);
+    }
+  }
+
+  /** A CA of its own with a server certificate for localhost and a client one: a rotation. */
+  private record Rotated(
+      Path ca, Path serverCert, Path serverKey, Path clientCert, Path clientKey) {}
+
+  private Rotated rotatedPki() throws Exception {
+    Path d = Files.createDirectories(dir.resolve("rotated"));
+    openssl(
+        d,
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        "30",
+        "-subj",
+        "/CN=Rotated CA",
+        "-addext",
+        "basicConstraints=critical,CA:TRUE",
+        "-addext",
+        "keyUsage=critical,keyCertSign,cRLSign");
+    issue(d, "server", "subjectAltName=DNS:localhost\nextendedKeyUsage=serverAuth\n");
+    issue(d, "client", "extendedKeyUsage=clientAuth\n");
+    return new Rotated(
+        d.resolve("ca.pem"),
+        d.resolve("server.pem"),
+        d.resolve("server.key"),
+        d.resolve("client.pem"),
+        d.resolve("client.key"));
+  }
+
+  private static void issue(Path d, String name, String extensions) throws Exception {
+    Files.writeString(d.resolve(name + ".ext"), extensions);
+    openssl(
+        d,
+        "genpkey",
+        "-algorithm",
+        "EC",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-out",
+        name + ".key");
+    openssl(d, "req", "-new", "-key", name + ".key", "-subj", "/CN=" + name, "-out", name + ".csr");
+    openssl(
+        d,
+        "x509",
+        "-req",
+        "-in",
+        name + ".csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-days",
+        "30",
+        "-extfile",
+        name + ".ext",
+        "-out",
+        name + ".pem");
+  }
+
+  private static void openssl(Path d, String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of("openssl"));
+    command.addAll(List.of(args));
+    Process p = new ProcessBuilder(command).directory(d.toFile()).redirectErrorStream(true).start();
+    String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor()).as(String.join(" ", command) + ":\n" + output).isZero();
+  }
+
+  private static void stop(Process server) throws InterruptedException {
+    server.destroy();
+    server.waitFor(10, TimeUnit.SECONDS);
+  }
+
+  private static void replace(Path file, Path with) throws IOException {
+    Files.copy(with, file, StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  @Test
+  void aCaAndClientCertificateRenewedInPlaceReachNewConnectionsAfterAReload() throws Exception {
+    TestPki.requireTool("openssl", "version");
+    Path ca = Files.copy(pki.caCert, dir.resolve("upstream-ca.pem"));
+    Path cert = Files.copy(pki.clientCert, dir.resolve("client.pem"));
+    Path key = Files.copy(pki.clientKey, dir.resolve("client.key"));
+    int port = freePort();
+    String yaml =
+        yaml(
+            port,
+            "{ca: \"%s\", serverName: localhost, cert: \"%s\", key: \"%s\"}"
+                .formatted(ca, cert, key));
+    Process server =
+        server(
+            port,
+            pki.serverCert,
+            pki.serverKey,
+            List.of("-Verify", "1", "-CAfile", pki.caCert.toString(), "-verify_return_error"));
+    try (ProxyFixture proxy = ProxyFixture.start(yaml, dir)) {
+      assertThat(roundTrip(proxy, "before")).isEqualTo("erofeb");
+
+      // The upstream moves to a new CA, for its own certificate and its clients'.
+      Rotated next = rotatedPki();
+      stop(server);
+      server =
+          server(
+              port,
+              next.serverCert(),
+              next.serverKey(),
+              List.of("-Verify", "1", "-CAfile", next.ca().toString(), "-verify_return_error"));
+      assertThat(roundTrip(proxy, "stale")).as("the old CA does not trust it").isNull();
+
+      // The proxy's files are renewed in place: same paths, same configuration.
+      replace(ca, next.ca());
+      replace(cert, next.clientCert());
+      replace(key, next.clientKey());
+      proxy.runtime().reload(ConfigReader.read(yaml, "test.yaml", dir));
+      assertThat(roundTrip(proxy, "after")).isEqualTo("retfa");
+    } finally {
+      stop(server);
+    }
+  }
+
+  @Test
+  void aCaRenewedInAnotherDirectoryIsWatchedAndReloaded() throws Exception {
+    TestPki.requireTool("openssl", "version");
+    Path tls = Files.createDirectories(dir.resolve("tls"));
+    Path ca = Files.copy(pki.caCert, tls.resolve("upstream-ca.pem"));
+    int port = freePort();
+    Path file = Files.createDirectories(dir.resolve("conf")).resolve("sluice.yaml");
+    Files.writeString(file, yaml(port, "{ca: \"%s\", serverName: localhost}".formatted(ca)));
+    Process server = server(port, pki.serverCert, pki.serverKey, List.of());
+    try (ProxyService service =
+        ProxyService.start(ConfigReader.read(file), file, PairObserver.NONE)) {
+      SocketAddress front = service.runtime().listener("front").boundAddress();
+      assertThat(roundTrip(front, "before")).isEqualTo("erofeb");
+
+      Rotated next = rotatedPki();
+      stop(server);
+      server = server(port, next.serverCert(), next.serverKey(), List.of());
+      replace(ca, next.ca());
+      Await.until(() -> service.reloads() == 1, () -> "the renewed CA to be reloaded");
+      assertThat(roundTrip(front, "after")).isEqualTo("retfa");
+    } finally {
+      stop(server);
     }
   }
 }

@@ -620,6 +620,20 @@ class ConfigReaderTest {
   }
 
   @Test
+  void aListenerHostThatDoesNotResolveNamesItsField() {
+    // Names under .invalid never resolve (RFC 6761).
+    String yaml = MINIMAL.replace("address: 127.0.0.1:7000", "address: nowhere.invalid:7000");
+    Problem problem = onlyProblem(yaml);
+    assertThat(problem.path()).isEqualTo("listeners[0].address");
+    assertThat(problem.line()).isEqualTo(lineOf(yaml, "nowhere.invalid"));
+    assertThat(problem.message()).contains("'nowhere.invalid' does not resolve");
+
+    Problem admin = onlyProblem(MINIMAL + "admin: {address: \"nowhere.invalid:9000\"}\n");
+    assertThat(admin.path()).isEqualTo("admin.address");
+    assertThat(admin.message()).contains("does not resolve");
+  }
+
+  @Test
   void anUnknownTopLevelFieldListsTheKnownOnes() {
     String yaml = MINIMAL + "listners: []\n";
     Problem problem = onlyProblem(yaml);

@@ -2,6 +2,7 @@ package dev.sluice.proxy.limit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.proxy.config.ConfigReader;
 import dev.sluice.proxy.forward.CloseCause;
 import dev.sluice.proxy.forward.Pair;
 import dev.sluice.proxy.testing.EchoClient;
@@ -150,6 +151,30 @@ class LimitsTest {
       }
       closed.addAll(proxy.awaitClosed(2));
       assertThat(closed.get(1).cause()).isEqualTo(CloseCause.SNI_REQUIRED);
+    }
+  }
+
+  @Test
+  void aReloadThatChangesTheLimitsKeepsTheCountsPerAddress() throws Exception {
+    try (KillableEcho echo = KillableEcho.on("127.0.0.1");
+        ProxyFixture proxy = ProxyFixture.start(yaml(echo, "{perSourceAddress: 1}"), dir)) {
+      Socket first = open(proxy);
+      assertThat(echoes(first)).isTrue();
+      // Only a rate is added: the client at 127.0.0.1 is still at its limit.
+      proxy
+          .runtime()
+          .reload(
+              ConfigReader.read(
+                  yaml(echo, "{perSourceAddress: 1, connectionsPerSecond: 1000, burst: 1000}"),
+                  "test.yaml",
+                  dir));
+      assertRefused(proxy, CloseCause.SOURCE_LIMIT, first);
+      first.close();
+      Await.until(() -> proxy.closedPairs().size() >= 2, () -> "the first pair to end");
+      // Its end freed the count that judges new clients, not a forgotten one.
+      try (Socket again = open(proxy)) {
+        assertThat(echoes(again)).as("a slot freed by the first one's close").isTrue();
+      }
     }
   }
 }
