@@ -142,7 +142,7 @@ class ListenerOverlapTest {
         .singleElement()
         .hasToString(
             FILE
-                + ":6: listeners[1].address: cannot resolve no-such-host.invalid to an address"
-                + " of this host to bind");
+                + ":6: listeners[1].address: the host 'no-such-host.invalid' does not resolve:"
+                + " nothing to listen on");
   }
 }
