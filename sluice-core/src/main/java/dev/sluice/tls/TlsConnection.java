@@ -158,6 +158,18 @@ public final class TlsConnection implements Connection {
     this.refusal = reason;
   }
 
+  /**
+   * The transport closed while a first stage still had it, before TLS ever started: the application
+   * hears of the failed handshake (once, like of every other).
+   */
+  void closedBeforeStart(Connection connection, CloseReason reason) {
+    if (transport == null) {
+      transport = connection;
+      loop = connection.loop();
+    }
+    onTransportClosed(reason);
+  }
+
   /** The transport's connect failed: the handshake never started. */
   void transportConnectFailed(Throwable error) {
     if (transport == null && ready != null) {
