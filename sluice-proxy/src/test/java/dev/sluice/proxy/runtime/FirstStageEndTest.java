@@ -3,6 +3,7 @@ package dev.sluice.proxy.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.proxy.forward.CloseCause;
+import dev.sluice.proxy.forward.InFlightBudget;
 import dev.sluice.proxy.metrics.ListenerStats;
 import dev.sluice.proxy.testing.EchoClient;
 import dev.sluice.proxy.testing.KillableEcho;
@@ -213,5 +214,76 @@ class FirstStageEndTest {
         s.close();
       }
     }
+  }
+
+  @Test
+  void bytesHeldByAFirstStageAreChargedToTheBudgetUntilHandedOnOrTheClientGoes() throws Exception {
+    byte[] hello = clientHello();
+    byte[] half = Arrays.copyOf(hello, hello.length / 2);
+    byte[] rest = Arrays.copyOfRange(hello, half.length, hello.length);
+    byte[] header = "PROXY TCP4 10.1.2.3 10.0.0.1 ".getBytes(StandardCharsets.US_ASCII);
+    byte[] headerRest = "40000 443\r\n".getBytes(StandardCharsets.US_ASCII);
+    try (KillableEcho echo = KillableEcho.on("127.0.0.1");
+        ProxyFixture proxy =
+            ProxyFixture.start(
+                """
+                listeners:
+                  - name: passthrough
+                    address: 127.0.0.1:0
+                    cluster: echo
+                    tls: {passthrough: true}
+                  - name: header
+                    address: 127.0.0.1:0
+                    cluster: echo
+                    proxyProtocol: {trustedSources: [127.0.0.0/8]}
+                clusters:
+                  - {name: echo, upstreams: [{address: "%s"}]}
+                """
+                    .formatted(echo.address()),
+                dir)) {
+      InFlightBudget budget = proxy.runtime().budget();
+      record Case(String listener, byte[] first, byte[] then) {}
+      for (Case c :
+          java.util.List.of(
+              new Case("passthrough", half, rest), new Case("header", header, headerRest))) {
+        // Handed on: the held bytes are released when the next stage takes them.
+        try (Socket client = open(proxy, c.listener())) {
+          client.getOutputStream().write(c.first());
+          awaitHeld(budget, c.first().length, c.listener());
+          client.getOutputStream().write(c.then());
+          client.getOutputStream().write('x');
+          byte[] expected =
+              c.listener().equals("header")
+                  ? new byte[] {'x'}
+                  : concat(c.first(), c.then(), new byte[] {'x'});
+          assertThat(client.getInputStream().readNBytes(expected.length)).isEqualTo(expected);
+        }
+        awaitNoneOpen(proxy.listener(c.listener()).stats());
+        assertThat(budget.used()).as("%s, handed on and ended", c.listener()).isZero();
+        // Died holding them: released when the connection ends.
+        try (Socket client = open(proxy, c.listener())) {
+          client.getOutputStream().write(c.first());
+          awaitHeld(budget, c.first().length, c.listener());
+          client.setSoLinger(true, 0);
+        }
+        awaitNoneOpen(proxy.listener(c.listener()).stats());
+        assertThat(budget.used()).as("%s, reset while held", c.listener()).isZero();
+      }
+    }
+  }
+
+  private static void awaitHeld(InFlightBudget budget, int bytes, String listener) {
+    Await.until(
+        () -> budget.used() >= bytes,
+        () ->
+            listener + ": " + bytes + " B held in the first stage, " + budget.used() + " charged");
+  }
+
+  private static byte[] concat(byte[]... parts) {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    for (byte[] part : parts) {
+      out.writeBytes(part);
+    }
+    return out.toByteArray();
   }
 }
