@@ -10,6 +10,7 @@ import dev.sluice.proxy.testing.KillableEcho;
 import dev.sluice.proxy.testing.ProxyFixture;
 import dev.sluice.testing.Await;
 import dev.sluice.testing.TestPki;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -17,7 +18,9 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
@@ -204,11 +207,16 @@ class FirstStageEndTest {
       awaitNoneOpen(proxied);
 
       // Nothing was left holding a slot: each listener still takes its full share.
-      Socket[] held = new Socket[MAX];
+      List<Socket> held = new ArrayList<>();
       for (int i = 0; i < MAX; i++) {
-        held[i] = open(proxy, "header");
-        held[i].getOutputStream().write("PROXY UNKNOWN\r\nx".getBytes(StandardCharsets.US_ASCII));
-        assertThat(held[i].getInputStream().read()).isEqualTo('x');
+        Socket viaHeader = open(proxy, "header");
+        held.add(viaHeader);
+        viaHeader.getOutputStream().write("PROXY UNKNOWN\r\nx".getBytes(StandardCharsets.US_ASCII));
+        assertThat(viaHeader.getInputStream().read()).isEqualTo('x');
+        Socket passedThrough = open(proxy, "passthrough");
+        held.add(passedThrough);
+        passedThrough.getOutputStream().write(hello); // the echo upstream sends it back
+        assertThat(passedThrough.getInputStream().readNBytes(hello.length)).isEqualTo(hello);
       }
       for (Socket s : held) {
         s.close();
@@ -244,8 +252,7 @@ class FirstStageEndTest {
       InFlightBudget budget = proxy.runtime().budget();
       record Case(String listener, byte[] first, byte[] then) {}
       for (Case c :
-          java.util.List.of(
-              new Case("passthrough", half, rest), new Case("header", header, headerRest))) {
+          List.of(new Case("passthrough", half, rest), new Case("header", header, headerRest))) {
         // Handed on: the held bytes are released when the next stage takes them.
         try (Socket client = open(proxy, c.listener())) {
           client.getOutputStream().write(c.first());
@@ -280,7 +287,7 @@ class FirstStageEndTest {
   }
 
   private static byte[] concat(byte[]... parts) {
-    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
     for (byte[] part : parts) {
       out.writeBytes(part);
     }
