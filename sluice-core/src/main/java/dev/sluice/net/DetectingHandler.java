@@ -3,21 +3,25 @@ package dev.sluice.net;
 import dev.sluice.memory.BorrowedBytes;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.Objects;
 
 /**
  * The first stage of a connection: reads until its {@link Detector} decides, then hands the
  * connection over ({@link Connection#switchHandler}) and replays every byte read so far to the next
  * handler as a read of its own, or refuses it. The usual case, a decision on the first read,
- * replays that read without a copy; bytes that arrive split are kept at exact size until the
- * decision, at most {@code maxBytes} of them, for at most {@code timeout}. A detector may keep a
- * header of its own ({@link Detection#handOver(ConnectionHandler, int)}): the next handler then
- * sees only the bytes after it, the rest of that same read included.
+ * replays that read without a copy; bytes that arrive split are kept until the decision, at most
+ * {@code maxBytes} of them (and the read that crossed it), for at most {@code timeout}, in a buffer
+ * that doubles as they come (so a prefix trickled in costs copying linear in its size, never a copy
+ * of everything held per read), charged to a {@link ByteAccount} until they are handed on or the
+ * connection ends. A detector may keep a header of its own ({@link Detection#handOver(
+ * ConnectionHandler, int)}): the next handler then sees only the bytes after it, the rest of that
+ * same read included.
  */
 public final class DetectingHandler implements ConnectionHandler {
   private final Detector detector;
   private final int maxBytes;
   private final Duration timeout;
-  private byte[] held;
+  private final HeldPrefix held;
   private EventLoop.Timeout timer;
   private boolean decided;
 
@@ -28,12 +32,25 @@ public final class DetectingHandler implements ConnectionHandler {
    *     Timeouts#NONE} for no limit
    */
   public DetectingHandler(Detector detector, int maxBytes, Duration timeout) {
+    this(detector, maxBytes, timeout, ByteAccount.NONE);
+  }
+
+  /**
+   * @param detector decides from the first bytes
+   * @param maxBytes the most bytes kept before {@link Detector#onLimit}
+   * @param timeout how long to wait for a decision before {@link Detector#onTimeout}; {@link
+   *     Timeouts#NONE} for no limit
+   * @param account charged with the bytes kept until the decision, released when they are handed on
+   *     or the connection ends
+   */
+  public DetectingHandler(Detector detector, int maxBytes, Duration timeout, ByteAccount account) {
     if (maxBytes < 1) {
       throw new IllegalArgumentException("maxBytes must be at least 1, not " + maxBytes);
     }
     this.detector = detector;
     this.maxBytes = maxBytes;
     this.timeout = Timeouts.check("timeout", timeout);
+    this.held = new HeldPrefix(maxBytes, Objects.requireNonNull(account, "account"));
   }
 
   @Override
@@ -54,17 +71,23 @@ public final class DetectingHandler implements ConnectionHandler {
 
   @Override
   public void onRead(Connection connection, BorrowedBytes bytes) {
-    ByteBuffer prefix = held == null ? bytes.buffer() : joined(bytes.buffer());
+    boolean first = held.isEmpty();
+    if (!first) {
+      held.append(bytes.buffer());
+    }
+    ByteBuffer prefix = first ? bytes.buffer() : held.view();
     Detection detection = detector.detect(connection, prefix.asReadOnlyBuffer());
     if (detection instanceof Detection.NeedMore) {
       if (prefix.remaining() >= maxBytes) {
         detection = detector.onLimit(connection, prefix.asReadOnlyBuffer());
       } else {
-        keep(prefix);
+        if (first) {
+          held.append(prefix);
+        }
         return;
       }
     }
-    if (held == null) {
+    if (first) {
       decide(connection, detection, bytes, null); // the first read: passed on as it is
     } else {
       decide(connection, detection, null, prefix);
@@ -87,8 +110,13 @@ public final class DetectingHandler implements ConnectionHandler {
   public void onClose(Connection connection, CloseReason reason) {
     decided = true;
     cancelTimer();
-    held = null;
+    held.release();
     detector.onClosed(connection, reason);
+  }
+
+  /** Bytes copied into the held prefix so far (tests: linear in the bytes held). */
+  long copiedBytes() {
+    return held.copiedBytes();
   }
 
   /**
@@ -102,7 +130,15 @@ public final class DetectingHandler implements ConnectionHandler {
     }
     decided = true;
     cancelTimer();
-    held = null;
+    try {
+      act(connection, detection, current, replay);
+    } finally {
+      held.release(); // handed on, or refused: nothing is held any more
+    }
+  }
+
+  private static void act(
+      Connection connection, Detection detection, BorrowedBytes current, ByteBuffer replay) {
     switch (detection) {
       case Detection.Reject(CloseReason reason) -> connection.close(reason);
       case Detection.HandOver(ConnectionHandler next, int consumed) -> {
@@ -131,28 +167,12 @@ public final class DetectingHandler implements ConnectionHandler {
     }
   }
 
-  private ByteBuffer joined(ByteBuffer current) {
-    byte[] all = new byte[held.length + current.remaining()];
-    System.arraycopy(held, 0, all, 0, held.length);
-    current.get(current.position(), all, held.length, current.remaining());
-    return ByteBuffer.wrap(all);
-  }
-
-  private void keep(ByteBuffer prefix) {
-    if (prefix.hasArray() && prefix.array().length == prefix.remaining()) {
-      held = prefix.array(); // already an exact-size copy (joined)
-    } else {
-      held = new byte[prefix.remaining()];
-      prefix.get(prefix.position(), held);
-    }
-  }
-
   private ByteBuffer held() {
-    return held == null ? null : ByteBuffer.wrap(held);
+    return held.isEmpty() ? null : held.view();
   }
 
   private ByteBuffer heldView() {
-    return (held == null ? ByteBuffer.allocate(0) : ByteBuffer.wrap(held)).asReadOnlyBuffer();
+    return held.view().asReadOnlyBuffer();
   }
 
   private void cancelTimer() {

@@ -49,7 +49,8 @@ import javax.net.ssl.SSLSession;
  * ConnectionHandler#onEndOfInput}, called once); bytes after it are a protocol error; the transport
  * closing without it is reported as {@link Kind#TRUNCATED}. With TLS 1.3 either side may shut down
  * its output and go on reading; with TLS 1.2 the JDK answers a close_notify with its own, so writes
- * after the peer's close_notify fail.
+ * after the peer's close_notify fail. A server refuses a TLS 1.2 client's renegotiation: it closes
+ * with a {@link Kind#PROTOCOL_ERROR} saying so.
  *
  * <p>An idle TLS connection holds no buffer: only its {@link SSLEngine} and its queue's (empty)
  * head.
@@ -57,6 +58,11 @@ import javax.net.ssl.SSLSession;
 public final class TlsConnection implements Connection {
   private static final System.Logger LOG = System.getLogger("dev.sluice.tls");
   private static final ByteBuffer[] NO_DATA = new ByteBuffer[0];
+
+  /** The content type of a TLS handshake record. */
+  private static final byte HANDSHAKE_RECORD = 0x16;
+
+  private static final String RENEGOTIATION_REFUSED = "client-initiated renegotiation refused";
 
   /** Ciphertext batches written in one go before the loop serves its other connections. */
   private static final int MAX_BATCHES_PER_FLUSH = 64;
@@ -156,6 +162,18 @@ public final class TlsConnection implements Connection {
    */
   void refuseOnStart(CloseReason reason) {
     this.refusal = reason;
+  }
+
+  /**
+   * The transport closed while a first stage still had it, before TLS ever started: the application
+   * hears of the failed handshake (once, like of every other).
+   */
+  void closedBeforeStart(Connection connection, CloseReason reason) {
+    if (transport == null) {
+      transport = connection;
+      loop = connection.loop();
+    }
+    onTransportClosed(reason);
   }
 
   /** The transport's connect failed: the handshake never started. */
@@ -503,6 +521,11 @@ public final class TlsConnection implements Connection {
   private ByteBuffer unwrapInto(ByteBuffer src, ReadSlab slab, ByteBuffer dst) {
     int idleSteps = 0;
     while (src.hasRemaining() && mayRead()) {
+      if (startsRenegotiation(src)) {
+        deliver(slab, dst); // what came before it
+        fail(Kind.PROTOCOL_ERROR, RENEGOTIATION_REFUSED, null);
+        return null;
+      }
       SSLEngineResult result;
       try {
         result = engine.unwrap(src, dst);
@@ -539,6 +562,21 @@ public final class TlsConnection implements Connection {
       }
     }
     return closingOrClosed() ? null : dst;
+  }
+
+  /**
+   * Whether the record at {@code src}'s position is a client's new handshake on an established TLS
+   * 1.2 (or older) server connection: a renegotiation, which costs a full handshake on the loop and
+   * escapes every rate limit. Refused here, before the engine sees it, whatever the JVM's
+   * renegotiation properties say. Records start at the position: the engine unwraps whole records
+   * and a partial one is kept until it is complete. TLS 1.3 has no renegotiation (its
+   * post-handshake messages, a KeyUpdate among them, travel in application-data records).
+   */
+  private boolean startsRenegotiation(ByteBuffer src) {
+    return handshake == Handshake.FINISHED
+        && src.get(src.position()) == HANDSHAKE_RECORD
+        && !engine.getUseClientMode()
+        && !"TLSv1.3".equals(engine.getSession().getProtocol());
   }
 
   /** Lends the last plaintext to the application, then reports close_notify if it came. */

@@ -13,8 +13,8 @@ import java.time.Duration;
  * The first stage of a TLS port: a TLS record (or an SSLv2-compatible hello) goes to TLS at once; a
  * plaintext HTTP request gets a 400 reply saying so and fails the handshake with that reason;
  * anything else goes to TLS, whose engine names what is wrong with it. A client that sends nothing
- * fails with a handshake timeout. The application hears every failure through {@link
- * TlsHandshakeListener}.
+ * fails with a handshake timeout; one that resets or closes first fails with that reason. The
+ * application hears every failure through {@link TlsHandshakeListener}.
  */
 final class TlsPortDetector implements Detector {
   /** Enough to tell an HTTP method from a TLS record header. */
@@ -73,6 +73,13 @@ final class TlsPortDetector implements Detector {
   @Override
   public Detection onLimit(Connection connection, ByteBuffer prefix) {
     return toTls();
+  }
+
+  @Override
+  public void onClosed(Connection connection, CloseReason reason) {
+    // Reset or closed before TLS took it (a load balancer's TCP check, a scanner): the handler
+    // hears of the handshake that never was, so that the application can count and release it.
+    tls.closedBeforeStart(connection, reason);
   }
 
   private Detection toTls() {

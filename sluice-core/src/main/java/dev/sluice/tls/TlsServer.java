@@ -1,5 +1,6 @@
 package dev.sluice.tls;
 
+import dev.sluice.net.ByteAccount;
 import dev.sluice.net.Connection;
 import dev.sluice.net.ConnectionHandler;
 import dev.sluice.net.DetectingHandler;
@@ -108,10 +109,19 @@ public final class TlsServer {
    * request is answered with a 400 and refused before TLS starts.
    */
   public ConnectionHandler newPortHandler(ConnectionHandler app) {
+    return newPortHandler(app, ByteAccount.NONE);
+  }
+
+  /**
+   * Like {@link #newPortHandler(ConnectionHandler)}, charging the few bytes its first stage holds
+   * before TLS starts (at most 8, enough to tell an HTTP request) to {@code held}.
+   */
+  public ConnectionHandler newPortHandler(ConnectionHandler app, ByteAccount held) {
     return new DetectingHandler(
         new TlsPortDetector(newConnection(app), config.handshakeTimeout()),
         TlsPortDetector.MAX_BYTES,
-        config.handshakeTimeout());
+        config.handshakeTimeout(),
+        held);
   }
 
   private TlsConnection newConnection(ConnectionHandler app) {

@@ -301,4 +301,131 @@ class DetectingHandlerTest {
       assertThat(c.closeReason()).isInstanceOf(CloseReason.Error.class);
     }
   }
+
+  /** What a first stage has charged and not released, and whether anything went wrong. */
+  private static final class Account implements ByteAccount {
+    long held;
+    long peak;
+    boolean overReleased;
+
+    @Override
+    public void charge(long bytes) {
+      held += bytes;
+      peak = Math.max(peak, held);
+    }
+
+    @Override
+    public void release(long bytes) {
+      held -= bytes;
+      overReleased |= held < 0;
+    }
+  }
+
+  /** Hands over once {@code total} bytes have come; asks for more until then. */
+  private static Detector handOverAt(int total, ConnectionHandler next, List<Integer> seen) {
+    return (connection, prefix) -> {
+      seen.add(prefix.remaining());
+      return prefix.remaining() >= total ? Detection.handOver(next) : Detection.NEED_MORE;
+    };
+  }
+
+  @Test
+  void aLargePrefixTrickledInIsCopiedLinearlyNotWholeOnEveryRead() {
+    int total = 900 * 1024;
+    int segment = 64;
+    byte[] input = new byte[total];
+    new java.util.Random(16).nextBytes(input);
+    Next next = new Next();
+    List<Integer> seen = new ArrayList<>();
+    Account account = new Account();
+    DetectingHandler handler =
+        new DetectingHandler(
+            handOverAt(total, next, seen), total + 1, Duration.ofSeconds(30), account);
+    try (EmbeddedConnection c = EmbeddedConnection.open(handler)) {
+      c.run(() -> c.setMaxReadBytes(segment));
+      c.feed(input);
+      int reads = total / segment;
+      assertThat(seen).hasSize(reads).endsWith(total);
+      assertThat(seen.get(reads / 2 - 1))
+          .as("each call sees every byte so far")
+          .isEqualTo(total / 2);
+      // Kept whole on every read, 900 KiB in 64 B pieces would copy 6.3 GB; doubling copies each
+      // byte once on arrival and less than once more on average as the buffer grows.
+      assertThat(handler.copiedBytes()).isLessThan(3L * total);
+      assertThat(next.bytes.toByteArray()).isEqualTo(input);
+      assertThat(account.peak).as("the held bytes were charged").isGreaterThanOrEqualTo(total);
+      assertThat(account.held).as("and released once handed on").isZero();
+      assertThat(account.overReleased).isFalse();
+    }
+  }
+
+  @Test
+  void heldBytesAreChargedUntilHandedOnOrTheConnectionEnds() {
+    List<Integer> seen = new ArrayList<>();
+    // Handed on.
+    Account handedOn = new Account();
+    Next next = new Next();
+    try (EmbeddedConnection c =
+        EmbeddedConnection.open(
+            new DetectingHandler(
+                handOverAt(10, next, seen), 64, Duration.ofSeconds(10), handedOn))) {
+      c.feed(ascii("12345"));
+      assertThat(handedOn.held).isEqualTo(5);
+      c.feed(ascii("678"));
+      assertThat(handedOn.held).as("the buffer doubled").isEqualTo(10);
+      c.feed(ascii("90"));
+      assertThat(handedOn.held).isZero();
+      assertThat(next.bytes.toString(StandardCharsets.US_ASCII)).isEqualTo("1234567890");
+    }
+    // Refused: by the detector, at the limit, at the end of input, in time; or closed under it.
+    Account refused = new Account();
+    try (EmbeddedConnection c =
+        EmbeddedConnection.open(
+            new DetectingHandler(
+                new LineDetector(new Next()), 64, Duration.ofSeconds(10), refused))) {
+      c.feed(ascii("ssh"));
+      assertThat(refused.held).isEqualTo(3);
+      c.feed(ascii("-2.0\n"));
+      assertThat(c.isOpen()).isFalse();
+    }
+    Account atLimit = new Account();
+    try (EmbeddedConnection c =
+        EmbeddedConnection.open(
+            new DetectingHandler(
+                new LineDetector(new Next()), 16, Duration.ofSeconds(10), atLimit))) {
+      c.run(() -> c.setMaxReadBytes(5));
+      c.feed(ascii("tls but no newline in sight"));
+      assertThat(c.isOpen()).isFalse();
+    }
+    Account atEnd = new Account();
+    try (EmbeddedConnection c =
+        EmbeddedConnection.open(
+            new DetectingHandler(
+                new LineDetector(new Next()), 64, Duration.ofSeconds(10), atEnd))) {
+      c.feed(ascii("tl"));
+      c.feedEndOfInput();
+      assertThat(c.isOpen()).isFalse();
+    }
+    Account inTime = new Account();
+    try (EmbeddedConnection c =
+        EmbeddedConnection.open(
+            new DetectingHandler(
+                new LineDetector(new Next()), 64, Duration.ofMillis(50), inTime))) {
+      c.feed(ascii("tl"));
+      Await.until(() -> !c.isOpen(), () -> "the detection timeout");
+    }
+    Account closed = new Account();
+    try (EmbeddedConnection c =
+        EmbeddedConnection.open(
+            new DetectingHandler(
+                new LineDetector(new Next()), 64, Duration.ofSeconds(10), closed))) {
+      c.feed(ascii("tl"));
+      assertThat(closed.held).isEqualTo(2);
+    } // closed with reason shutdown while the bytes are held
+    for (Account account : List.of(refused, atLimit, atEnd, inTime, closed)) {
+      assertThat(account.peak).as("charged").isPositive();
+      assertThat(account.held).as("released").isZero();
+      assertThat(account.overReleased).isFalse();
+    }
+  }
 }

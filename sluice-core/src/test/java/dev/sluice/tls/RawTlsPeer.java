@@ -108,6 +108,12 @@ final class RawTlsPeer implements AutoCloseable {
     }
   }
 
+  /** Closes with a reset (RST). */
+  void reset() throws IOException {
+    channel.setOption(StandardSocketOptions.SO_LINGER, 0);
+    channel.close();
+  }
+
   /** Sends FIN (no close_notify). */
   void shutdownOutput() throws IOException {
     channel.shutdownOutput();

@@ -161,6 +161,49 @@ class TlsBadInputTest extends TlsTestBase {
     assertBystanderUndisturbed();
   }
 
+  @Test
+  void aResetBeforeTheFirstByteIsAFailedHandshakeWithTheReset() throws Exception {
+    start(serverConfig());
+    try (Socket socket = rawSocket()) {
+      socket.setSoLinger(true, 0); // close() sends RST: a load balancer's TCP check, a scanner
+    }
+    RecordingHandler server = nextAccepted();
+    assertThat(await(server.handshakeFailed())).isInstanceOf(CloseReason.PeerReset.class);
+    assertThat(server.tlsActive()).isNotDone();
+    assertThat(server.closed()).isNotDone();
+    assertBystanderUndisturbed();
+  }
+
+  @Test
+  void anEndOfInputBeforeTheFirstByteIsAFailedHandshake() throws Exception {
+    start(serverConfig());
+    try (Socket socket = rawSocket()) {
+      socket.shutdownOutput();
+      TlsFailure failure = expectHandshakeFailure(nextAccepted(), Kind.HANDSHAKE_FAILED);
+      assertThat(failure.detail()).contains("closed the connection during the TLS handshake");
+      awaitServerClose(socket);
+    }
+    assertBystanderUndisturbed();
+  }
+
+  @Test
+  void aResetInTheFirstStageOrTheHandshakeIsAFailedHandshakeWithTheReset() throws Exception {
+    start(serverConfig());
+    try (Socket socket = rawSocket()) {
+      // Two letters could begin an HTTP method: the first stage holds them, waiting for more.
+      socket.getOutputStream().write("GE".getBytes(StandardCharsets.US_ASCII));
+      socket.setSoLinger(true, 0);
+    }
+    assertThat(await(nextAccepted().handshakeFailed())).isInstanceOf(CloseReason.PeerReset.class);
+    try (RawTlsPeer peer = rawPeer("TLSv1.3")) {
+      byte[] hello = peer.clientHello();
+      peer.send(Arrays.copyOf(hello, hello.length / 2)); // in the TLS handshake itself
+      peer.reset();
+      assertThat(await(nextAccepted().handshakeFailed())).isInstanceOf(CloseReason.PeerReset.class);
+    }
+    assertBystanderUndisturbed();
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"TLSv1.2", "TLSv1.3"})
   void truncatedHandshakeThenFin(String protocol) throws Exception {

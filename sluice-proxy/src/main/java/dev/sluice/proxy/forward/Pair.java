@@ -514,6 +514,7 @@ public final class Pair {
           case TlsFailure f when f.kind() == TlsFailure.Kind.HANDSHAKE_TIMEOUT ->
               CloseCause.TLS_HANDSHAKE_TIMEOUT;
           case CloseReason.Shutdown s -> CloseCause.SHUTDOWN;
+          case CloseReason.PeerReset r -> CloseCause.CLIENT_RESET; // a TCP check, a scanner
           default -> CloseCause.TLS_HANDSHAKE_FAILED;
         },
         detail(reason));

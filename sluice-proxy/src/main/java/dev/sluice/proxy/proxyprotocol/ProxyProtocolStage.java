@@ -1,6 +1,7 @@
 package dev.sluice.proxy.proxyprotocol;
 
 import dev.sluice.memory.BorrowedBytes;
+import dev.sluice.net.ByteAccount;
 import dev.sluice.net.CloseReason;
 import dev.sluice.net.Connection;
 import dev.sluice.net.ConnectionHandler;
@@ -30,16 +31,21 @@ public final class ProxyProtocolStage {
     this.parser = new ProxyHeaderParser(settings.versions(), settings.maxHeaderBytes());
   }
 
-  /** The first handler of a connection to the listener, {@code next} the one after the header. */
-  public ConnectionHandler first(Pair pair, ConnectionHandler next) {
-    return new TrustCheck(pair, this, next);
+  /**
+   * The first handler of a connection to the listener, {@code next} the one after the header; the
+   * bytes held until the header is complete are charged to {@code held}.
+   */
+  public ConnectionHandler first(Pair pair, ConnectionHandler next, ByteAccount held) {
+    return new TrustCheck(pair, this, next, held);
   }
 
-  private ConnectionHandler header(Pair pair, Expectation expectation, ConnectionHandler next) {
+  private ConnectionHandler header(
+      Pair pair, Expectation expectation, ConnectionHandler next, ByteAccount held) {
     return new DetectingHandler(
         new ProxyHeaderDetector(pair, parser, settings.timeout(), expectation, next),
         parser.maxBytes(),
-        settings.timeout());
+        settings.timeout(),
+        held);
   }
 
   /** Whether {@code peer} may send headers: in a trusted network, or on a Unix socket. */
@@ -58,7 +64,8 @@ public final class ProxyProtocolStage {
     return false;
   }
 
-  private record TrustCheck(Pair pair, ProxyProtocolStage stage, ConnectionHandler next)
+  private record TrustCheck(
+      Pair pair, ProxyProtocolStage stage, ConnectionHandler next, ByteAccount held)
       implements ConnectionHandler {
     @Override
     public void onActive(Connection connection) {
@@ -67,9 +74,9 @@ public final class ProxyProtocolStage {
       boolean optional = stage.settings.optional();
       if (trusted(peer, stage.settings.trustedSources())) {
         Expectation expectation = optional ? Expectation.OPTIONAL : Expectation.REQUIRED;
-        connection.switchHandler(stage.header(pair, expectation, next));
+        connection.switchHandler(stage.header(pair, expectation, next, held));
       } else if (optional) {
-        connection.switchHandler(stage.header(pair, Expectation.REFUSED, next));
+        connection.switchHandler(stage.header(pair, Expectation.REFUSED, next, held));
       } else {
         String detail = peer + " is not a trusted source of PROXY protocol headers";
         pair.refused(CloseCause.PROXY_PROTOCOL_UNTRUSTED, detail);

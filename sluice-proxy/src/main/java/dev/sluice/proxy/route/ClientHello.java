@@ -47,84 +47,147 @@ public final class ClientHello {
    * @param maxBytes the most bytes a ClientHello may take, records and all
    */
   public static Result parse(ByteBuffer prefix, int maxBytes) {
-    ByteBuffer in = prefix.duplicate();
-    if (in.hasRemaining() && (in.get(in.position()) & 0xff) != HANDSHAKE) {
-      return firstByteIsNotTls(in.get(in.position()) & 0xff); // decided by the first byte
+    return new Reader(maxBytes).read(prefix);
+  }
+
+  /**
+   * One connection's ClientHello, read as its bytes arrive: each call is given every byte so far
+   * (the last call's and more) and resumes at the first record it has not read whole, so that a
+   * ClientHello trickled in costs work linear in its size. The records are only walked again, and
+   * their fragments copied into one message, once the whole message has arrived (none of that when
+   * it fits in its first record, which is read in place). Not thread-safe: one connection's loop.
+   */
+  public static final class Reader {
+    private final int maxBytes;
+    private final byte[] header = new byte[4];
+    private int headerBytes;
+    private int next; // where the first record not yet read whole starts, from the prefix's start
+    private int messageBytes; // handshake bytes in the records read whole
+    private int needed = -1; // the whole message, its 4-byte header included, once known
+    private Result decided;
+    private long recordHeadersRead;
+    private long bytesCopied;
+
+    /**
+     * @param maxBytes the most bytes a ClientHello may take, records and all
+     */
+    public Reader(int maxBytes) {
+      this.maxBytes = maxBytes;
     }
-    ByteBuffer message = null;
-    int needed = -1;
-    while (true) {
-      if (in.remaining() < RECORD_HEADER) {
-        return in.position() - prefix.position() + RECORD_HEADER > maxBytes
-            ? tooLarge(maxBytes)
-            : NEED_MORE;
+
+    /**
+     * Reads {@code prefix} (position to limit; not moved): every byte the client sent so far, the
+     * bytes of the last call first. Once decided, the same decision.
+     */
+    public Result read(ByteBuffer prefix) {
+      if (decided == null) {
+        Result result = advance(prefix);
+        if (!(result instanceof NeedMore)) {
+          decided = result;
+        }
+        return result;
       }
-      int at = in.position();
-      int type = in.get(at) & 0xff;
-      int major = in.get(at + 1) & 0xff;
-      int length = in.getShort(at + 3) & 0xffff;
-      if (type != HANDSHAKE) {
-        return new Invalid(
-            "not a TLS handshake record (content type " + type + ", after the first record)");
+      return decided;
+    }
+
+    /** Record headers read so far, over every call (linear in the calls and the records). */
+    long recordHeadersRead() {
+      return recordHeadersRead;
+    }
+
+    /** Bytes copied to assemble a message split across records (at most the message, once). */
+    long bytesCopied() {
+      return bytesCopied;
+    }
+
+    private Result advance(ByteBuffer in) {
+      int base = in.position();
+      int n = in.remaining();
+      if (n > 0 && (in.get(base) & 0xff) != HANDSHAKE) {
+        return firstByteIsNotTls(in.get(base) & 0xff); // decided by the first byte
       }
-      if (major != 3) {
-        return new Invalid(
-            "not a TLS record (version " + major + "." + (in.get(at + 2) & 0xff) + ")");
-      }
-      if (length == 0 || length > MAX_RECORD) {
-        return new Invalid("a handshake record of " + length + " B");
-      }
-      if (at - prefix.position() + RECORD_HEADER + length > maxBytes) {
-        return tooLarge(maxBytes);
-      }
-      if (needed < 0 && message == null) {
-        // The handshake header is in the first record: check it before waiting for the rest.
-        int available = Math.min(length, in.remaining() - RECORD_HEADER);
-        if (available >= 1 && (in.get(at + RECORD_HEADER) & 0xff) != CLIENT_HELLO) {
+      while (true) {
+        if (n - next < RECORD_HEADER) {
+          return next + RECORD_HEADER > maxBytes ? tooLarge(maxBytes) : NEED_MORE;
+        }
+        recordHeadersRead++;
+        int at = base + next;
+        int type = in.get(at) & 0xff;
+        int major = in.get(at + 1) & 0xff;
+        int length = in.getShort(at + 3) & 0xffff;
+        if (type != HANDSHAKE) {
           return new Invalid(
-              "the first handshake message is type "
-                  + (in.get(at + RECORD_HEADER) & 0xff)
-                  + ", not a ClientHello");
+              "not a TLS handshake record (content type " + type + ", after the first record)");
         }
-        if (available >= 4 && 4 + handshakeLength(in, at + RECORD_HEADER) > maxBytes) {
-          return tooLarge(maxBytes);
-        }
-      }
-      if (in.remaining() < RECORD_HEADER + length) {
-        return NEED_MORE;
-      }
-      ByteBuffer fragment = in.slice(at + RECORD_HEADER, length);
-      in.position(at + RECORD_HEADER + length);
-      if (message == null && length >= 4) {
-        int whole = 4 + handshakeLength(fragment, 0);
-        if (whole <= length) {
-          return body(fragment.slice(4, whole - 4)); // all in one record: read it in place
-        }
-      }
-      if (message == null) {
-        message = ByteBuffer.allocate(Math.min(maxBytes, 4 + MAX_RECORD * 4));
-      }
-      if (message.remaining() < fragment.remaining()) {
-        message = grow(message, fragment.remaining(), maxBytes);
-        if (message == null) {
-          return tooLarge(maxBytes);
-        }
-      }
-      message.put(fragment);
-      if (needed < 0 && message.position() >= 4) {
-        int handshakeType = message.get(0) & 0xff;
-        if (handshakeType != CLIENT_HELLO) {
+        if (major != 3) {
           return new Invalid(
-              "the first handshake message is type " + handshakeType + ", not a ClientHello");
+              "not a TLS record (version " + major + "." + (in.get(at + 2) & 0xff) + ")");
         }
-        needed = 4 + handshakeLength(message, 0);
-        if (needed > maxBytes) {
+        if (length == 0 || length > MAX_RECORD) {
+          return new Invalid("a handshake record of " + length + " B");
+        }
+        if (next + RECORD_HEADER + length > maxBytes) {
           return tooLarge(maxBytes);
         }
+        boolean firstRecord = next == 0;
+        int fragment = at + RECORD_HEADER;
+        if (firstRecord) {
+          // The handshake header is in the first record: check it before waiting for the rest.
+          int available = Math.min(length, n - RECORD_HEADER);
+          if (available >= 1 && (in.get(fragment) & 0xff) != CLIENT_HELLO) {
+            return new Invalid(
+                "the first handshake message is type "
+                    + (in.get(fragment) & 0xff)
+                    + ", not a ClientHello");
+          }
+          if (available >= 4 && 4 + handshakeLength(in, fragment) > maxBytes) {
+            return tooLarge(maxBytes);
+          }
+        }
+        if (n - next < RECORD_HEADER + length) {
+          return NEED_MORE;
+        }
+        if (firstRecord && length >= 4) {
+          int whole = 4 + handshakeLength(in, fragment);
+          if (whole <= length) {
+            return body(in.slice(fragment + 4, whole - 4)); // all in one record: read it in place
+          }
+        }
+        for (int i = 0; headerBytes < 4 && i < length; i++) {
+          header[headerBytes++] = in.get(fragment + i);
+        }
+        messageBytes += length;
+        next += RECORD_HEADER + length;
+        if (needed < 0 && headerBytes == 4) {
+          int handshakeType = header[0] & 0xff;
+          if (handshakeType != CLIENT_HELLO) {
+            return new Invalid(
+                "the first handshake message is type " + handshakeType + ", not a ClientHello");
+          }
+          needed = 4 + handshakeLength(ByteBuffer.wrap(header), 0);
+          if (needed > maxBytes) {
+            return tooLarge(maxBytes);
+          }
+        }
+        if (needed >= 0 && messageBytes >= needed) {
+          return body(ByteBuffer.wrap(assemble(in, base)).slice(4, needed - 4));
+        }
       }
-      if (needed >= 0 && message.position() >= needed) {
-        return body(message.flip().slice(4, needed - 4));
+    }
+
+    /** The first {@code needed} bytes of the records' fragments, in one array: copied once. */
+    private byte[] assemble(ByteBuffer in, int base) {
+      byte[] message = new byte[needed];
+      int filled = 0;
+      for (int at = base; filled < needed; ) {
+        int length = in.getShort(at + 3) & 0xffff;
+        int take = Math.min(length, needed - filled);
+        in.get(at + RECORD_HEADER, message, filled, take);
+        filled += take;
+        at += RECORD_HEADER + length;
       }
+      bytesCopied += needed;
+      return message;
     }
   }
 
@@ -140,15 +203,6 @@ public final class ClientHello {
         "not a TLS handshake record (content type "
             + first
             + (first >= 'A' && first <= 'Z' ? ", '" + (char) first + "': plaintext?)" : ")"));
-  }
-
-  private static ByteBuffer grow(ByteBuffer message, int more, int maxBytes) {
-    int size = message.position() + more;
-    if (size > maxBytes + MAX_RECORD) {
-      return null;
-    }
-    ByteBuffer bigger = ByteBuffer.allocate(Math.max(size, message.capacity() * 2));
-    return bigger.put(message.flip());
   }
 
   private static Invalid tooLarge(int maxBytes) {

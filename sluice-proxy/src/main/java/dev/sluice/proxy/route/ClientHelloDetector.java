@@ -12,21 +12,22 @@ import java.nio.ByteBuffer;
  * The first stage of a passthrough listener: reads the client's ClientHello (without terminating
  * TLS) for the server name the pair is routed by, then hands the connection to the pair's client
  * leg with every byte read so far, to be forwarded untouched. A ClientHello that is malformed, too
- * large or too slow refuses the connection with that reason.
+ * large or too slow refuses the connection with that reason. The ClientHello is read as it arrives,
+ * each read resuming where the last stopped.
  */
 public final class ClientHelloDetector implements Detector {
   private final Pair pair;
-  private final int maxBytes;
+  private final ClientHello.Reader reader;
 
   public ClientHelloDetector(Pair pair, int maxBytes) {
     this.pair = pair;
-    this.maxBytes = maxBytes;
+    this.reader = new ClientHello.Reader(maxBytes);
   }
 
   @Override
   public Detection detect(Connection connection, ByteBuffer prefix) {
     pair.peerAddress(connection.remoteAddress());
-    return switch (ClientHello.parse(prefix, maxBytes)) {
+    return switch (reader.read(prefix)) { // resumes where the last read stopped
       case ClientHello.NeedMore more -> Detection.NEED_MORE;
       case ClientHello.Parsed hello -> {
         pair.serverName(hello.serverName());

@@ -36,6 +36,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class ClientHelloTest {
   private static final int MAX = 16 * 1024;
+  private static final Result NEED_MORE = new NeedMore();
   private static final List<String> ALPN = List.of("h2", "http/1.1");
   private static final String HOST = "api.example.com";
   private static final Pattern LOWER_CASE_HOST =
@@ -619,6 +620,82 @@ class ClientHelloTest {
         assertThat(result)
             .as("%d B", n)
             .isEqualTo(new Invalid("no complete ClientHello within " + MAX + " B"));
+      }
+    }
+  }
+
+  // ---- read as it arrives ----
+
+  @Test
+  void aLargeClientHelloTrickledInIsReadInLinearWork() {
+    // About 128 KiB: the most cipher suites and the largest extension block there can be, in
+    // records of 16 KiB, arriving 64 B at a time.
+    Hello hello = new Hello();
+    hello.suites = bytes(65534, 0x13);
+    int others = hello.extensions.stream().mapToInt(e -> e.length).sum();
+    hello.extensions.add(extension(21, new byte[65535 - others - 4])); // padding
+    byte[] handshake = hello.handshake();
+    byte[] framed = reframe(handshake, 16 * 1024);
+    int records = (handshake.length + 16 * 1024 - 1) / (16 * 1024);
+    ClientHello.Reader reader = new ClientHello.Reader(1 << 20);
+    int calls = 0;
+    Result result = null;
+    for (int n = 64; result == null || result instanceof NeedMore; n += 64) {
+      result = reader.read(ByteBuffer.wrap(framed, 0, Math.min(n, framed.length)));
+      calls++;
+    }
+    assertThat(result).isEqualTo(new Parsed(HOST, List.of("h2")));
+    assertThat(calls).isEqualTo((framed.length + 63) / 64);
+    // Parsed from the start on every call, that would be some 8 record headers per call and the
+    // message copied whole as often: 2,000 calls, 250 MB.
+    assertThat(reader.recordHeadersRead()).isLessThanOrEqualTo(calls + records);
+    assertThat(reader.bytesCopied()).isEqualTo(handshake.length);
+  }
+
+  @Test
+  void readingAsBytesArriveDecidesAsReadingEachPrefixWhole() {
+    List<byte[]> inputs = new ArrayList<>();
+    Random random = new Random(0xC11E_0003L);
+    for (Client client : someClients().toList()) {
+      byte[] hello = jdkHello(client);
+      inputs.add(hello);
+      byte[] handshake = handshakeOf(hello);
+      inputs.add(reframe(handshake, randomCuts(random, handshake.length, 7)));
+      inputs.add(reframe(handshake, new int[] {2, 4}));
+    }
+    inputs.add(new Hello().framed());
+    for (int i = 0; i < 300; i++) {
+      byte[] input = inputs.get(random.nextInt(inputs.size()));
+      for (int m = 1 + random.nextInt(3); m > 0; m--) {
+        input = mutate(input, random);
+      }
+      inputs.add(input);
+    }
+    for (byte[] input : inputs) {
+      for (int max : List.of(MAX, 300, Math.max(1, input.length - 1))) {
+        // Until its decision, which it keeps (a detector decides once).
+        ClientHello.Reader reader = new ClientHello.Reader(max);
+        Result read = NEED_MORE;
+        for (int n = 0;
+            read instanceof NeedMore && n <= input.length;
+            n += 1 + random.nextInt(24)) {
+          Result whole = parse(Arrays.copyOf(input, n), max);
+          read = reader.read(ByteBuffer.wrap(input, 0, n).asReadOnlyBuffer());
+          if (!read.equals(whole)) {
+            throw new AssertionError(
+                "read as it came: "
+                    + read
+                    + ", whole: "
+                    + whole
+                    + ", "
+                    + n
+                    + " B of "
+                    + input.length);
+          }
+        }
+        if (!(read instanceof NeedMore)) {
+          assertThat(reader.read(ByteBuffer.wrap(input))).isSameAs(read);
+        }
       }
     }
   }
