@@ -131,9 +131,11 @@ public record ClusterConfig(
   }
 
   /**
-   * Connect retries: a connect that is refused or times out is tried on another upstream, at most
-   * {@code tries} connects in all, within {@code within} (nothing was sent to the client yet, so
-   * this is safe).
+   * Connect retries: a connect that is refused or times out (or whose upstream TLS handshake fails
+   * or times out) is tried on another upstream, at most {@code tries} connects in all; a failed
+   * connect is retried when it started within {@code within} of the first ({@link Duration#ZERO}:
+   * no limit), so a client waits at most {@code within} plus one connect. Nothing was sent to the
+   * client yet, so this is safe.
    */
   public record Retries(int tries, Duration within) {
     public static final Retries DEFAULTS = new Retries(3, Duration.ofSeconds(5));
@@ -146,11 +148,27 @@ public record ClusterConfig(
    * @param serverName the name sent as SNI and verified; null for the upstream's host
    * @param alpn protocols to offer
    * @param certificate the client certificate to present (mTLS), or null
+   * @param handshakeTimeout how long the TLS handshake may take once the TCP connect is up; one
+   *     that times out is retried on another upstream like a connect that does ({@link
+   *     Duration#ZERO}: no limit)
    */
   public record UpstreamTls(
-      Path ca, String serverName, List<String> alpn, ListenerTls.Certificate certificate) {
+      Path ca,
+      String serverName,
+      List<String> alpn,
+      ListenerTls.Certificate certificate,
+      Duration handshakeTimeout) {
+    /** The default handshake timeout, as for a client's handshake with a listener. */
+    public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
+
     public UpstreamTls {
       alpn = List.copyOf(alpn);
+    }
+
+    /** With the default handshake timeout. */
+    public UpstreamTls(
+        Path ca, String serverName, List<String> alpn, ListenerTls.Certificate certificate) {
+      this(ca, serverName, alpn, certificate, DEFAULT_HANDSHAKE_TIMEOUT);
     }
   }
 }

@@ -672,7 +672,8 @@ public final class ConfigReader {
 
   private ClusterConfig.UpstreamTls upstreamTls(YamlNode node) {
     Map<String, YamlNode> f =
-        node.fields("ca", "serverName", "alpn", "cert", "key", "p12", "password");
+        node.fields(
+            "ca", "serverName", "alpn", "cert", "key", "p12", "password", "handshakeTimeout");
     Path ca = null;
     if (f.containsKey("ca")) {
       ca = readableFile(f.get("ca"));
@@ -693,7 +694,9 @@ public final class ConfigReader {
     } else if (f.containsKey("password")) {
       f.get("password").problem("a password goes with a client certificate (cert and key, or p12)");
     }
-    return new ClusterConfig.UpstreamTls(ca, serverName, alpn, certificate);
+    Duration handshakeTimeout =
+        timeout(f, "handshakeTimeout", ClusterConfig.UpstreamTls.DEFAULT_HANDSHAKE_TIMEOUT);
+    return new ClusterConfig.UpstreamTls(ca, serverName, alpn, certificate, handshakeTimeout);
   }
 
   // ---- timeouts and buffers ----

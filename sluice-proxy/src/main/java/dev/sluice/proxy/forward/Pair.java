@@ -84,7 +84,10 @@ public final class Pair {
       return 1;
     }
 
-    /** The time within which those connects must start. */
+    /**
+     * A failed connect is tried again only if it started within this of the pair's first connect
+     * (0: no limit; {@link #maxTries} still bounds them).
+     */
     default long triesWithinNanos() {
       return 0;
     }
@@ -350,8 +353,9 @@ public final class Pair {
       }
       case UpstreamChoice.To to -> target = to.upstream();
     }
+    long startedNanos = System.nanoTime();
     if (firstConnectNanos == 0) {
-      firstConnectNanos = System.nanoTime();
+      firstConnectNanos = startedNanos;
     }
     state = State.CONNECTING;
     TimeoutSettings timeouts = owner.timeouts();
@@ -372,7 +376,7 @@ public final class Pair {
     connected.whenComplete(
         (connection, error) -> {
           if (error != null) {
-            onConnectFailed(attempt, error);
+            onConnectFailed(attempt, startedNanos, error);
           }
         });
   }
@@ -380,7 +384,7 @@ public final class Pair {
   private CloseCause lastFailure;
   private String lastFailureDetail;
 
-  private void onConnectFailed(Upstream attempt, Throwable error) {
+  private void onConnectFailed(Upstream attempt, long startedNanos, Throwable error) {
     CloseCause failure = connectFailure(error);
     String detail = "to " + attempt.name() + ": " + error.getMessage();
     if (failure == CloseCause.FD_EXHAUSTED) {
@@ -404,7 +408,10 @@ public final class Pair {
       tried = new ArrayList<>(2);
     }
     tried.add(attempt);
-    boolean inTime = System.nanoTime() - firstConnectNanos < attempt.triesWithinNanos();
+    // Judged by when the failed attempt started, not by now: a connect that timed out has taken
+    // the whole connect timeout, which may be as long as the window itself.
+    long within = attempt.triesWithinNanos();
+    boolean inTime = within == 0 || startedNanos - firstConnectNanos < within;
     if (tried.size() < attempt.maxTries() && inTime && client.connection.isOpen()) {
       connect(); // nothing was sent to the client yet: try another upstream
       return;
@@ -414,8 +421,10 @@ public final class Pair {
 
   private static CloseCause connectFailure(Throwable error) {
     for (Throwable t = error; t != null; t = t.getCause()) {
-      if (t instanceof TlsHandshakeException) {
-        return CloseCause.UPSTREAM_TLS_FAILED;
+      if (t instanceof TlsHandshakeException h) {
+        return h.reason() instanceof TlsFailure f && f.kind() == TlsFailure.Kind.HANDSHAKE_TIMEOUT
+            ? CloseCause.UPSTREAM_TLS_TIMEOUT
+            : CloseCause.UPSTREAM_TLS_FAILED;
       }
       if (t instanceof SocketTimeoutException) {
         return CloseCause.CONNECT_TIMEOUT;

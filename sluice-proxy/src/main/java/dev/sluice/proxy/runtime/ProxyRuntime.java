@@ -361,7 +361,7 @@ public final class ProxyRuntime implements AutoCloseable {
         TlsClient tls =
             c.tls() == null
                 ? null
-                : TlsSetup.client(c.tls(), Duration.ofSeconds(10), next.source(), c.name());
+                : TlsSetup.client(c.tls(), c.tls().handshakeTimeout(), next.source(), c.name());
         map.put(c.name(), new Cluster(c, resolver, tls));
       }
     }
