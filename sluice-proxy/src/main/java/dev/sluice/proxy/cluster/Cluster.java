@@ -26,6 +26,7 @@ public final class Cluster {
   private final ClusterConfig config;
   private final Resolver resolver;
   private final TlsClient tlsClient;
+  private final Object ejections = new Object();
   private volatile List<UpstreamTarget> upstreams = List.of();
   private volatile Balancer balancer;
 
@@ -178,6 +179,26 @@ public final class Cluster {
                   : "no other healthy upstream in cluster " + name());
     }
     return new Chosen(balancer.pick(candidates, clientKey(pair), now));
+  }
+
+  /**
+   * Passive health heard that a real connection to {@code target} failed: it is ejected once its
+   * failures are enough, unless that would leave fewer of this cluster's upstreams available than
+   * passive ejection must keep. Serialised, so that two loops cannot each take out one of the last
+   * two at once.
+   */
+  Health.Verdict failed(UpstreamTarget target, Health.Failure kind, long nowNanos, String problem) {
+    synchronized (ejections) {
+      List<UpstreamTarget> all = upstreams;
+      int othersAvailable = 0;
+      for (UpstreamTarget u : all) {
+        if (u != target && u.available(nowNanos)) {
+          othersAvailable++;
+        }
+      }
+      boolean mayEject = othersAvailable >= config.passive().minInService(all.size());
+      return target.health().failed(kind, nowNanos, problem, mayEject);
+    }
   }
 
   private static long clientKey(Pair pair) {

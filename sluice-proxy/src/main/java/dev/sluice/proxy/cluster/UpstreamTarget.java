@@ -30,6 +30,7 @@ public final class UpstreamTarget implements Pair.Upstream {
   private final LongAdder bytesToUpstream = new LongAdder();
   private final LongAdder bytesFromUpstream = new LongAdder();
   private volatile boolean draining;
+  private volatile boolean keptLogged;
 
   /** Smooth weighted round-robin's running weight; guarded by the cluster's balancer. */
   int current;
@@ -161,33 +162,55 @@ public final class UpstreamTarget implements Pair.Upstream {
     connects.increment();
     active.incrementAndGet();
     health.connectSucceeded();
+    keptLogged = false;
   }
 
   @Override
   public void connectFailed(CloseCause cause, String detail) {
     connectFailures.increment();
-    failed(cause.label() + (detail == null ? "" : ": " + detail));
+    failed(Health.Failure.CONNECT, cause.label() + (detail == null ? "" : ": " + detail));
   }
 
   @Override
-  public void released(CloseCause cause) {
+  public void released(CloseCause cause, boolean quiet) {
     active.decrementAndGet();
-    if (cause == CloseCause.UPSTREAM_RESET) {
-      failed("reset a connection");
+    // Only a reset before any byte moved is the upstream's own failure: one after the client's
+    // request may be that request's doing, and any client could eject a healthy upstream with it.
+    if (cause == CloseCause.UPSTREAM_RESET && quiet) {
+      failed(Health.Failure.RESET_BEFORE_ANY_BYTE, "reset a connection before any byte");
+    } else {
+      health.connectionServed();
     }
   }
 
-  private void failed(String problem) {
+  private void failed(Health.Failure kind, String problem) {
     long now = System.nanoTime();
-    if (health.connectFailed(now, problem)) {
-      ejections.increment();
-      LOG.warn(
-          "upstream {} of cluster {} ejected for {} ms after {} failures in a row ({})",
-          name,
-          cluster.name(),
-          (health.ejectedUntilNanos() - now) / 1_000_000,
-          cluster.config().passive().failures(),
-          problem);
+    switch (cluster.failed(this, kind, now, problem)) {
+      case EJECTED -> {
+        ejections.increment();
+        keptLogged = false;
+        LOG.warn(
+            "upstream {} of cluster {} ejected for {} ms after {} failures in a row ({})",
+            name,
+            cluster.name(),
+            (health.ejectedUntilNanos() - now) / 1_000_000,
+            cluster.config().passive().failures(),
+            problem);
+      }
+      case KEPT -> {
+        if (!keptLogged) {
+          keptLogged = true;
+          LOG.warn(
+              "upstream {} of cluster {} keeps failing ({}) but stays in: ejecting it would leave"
+                  + " fewer than {} of the cluster's {} upstreams available",
+              name,
+              cluster.name(),
+              problem,
+              cluster.config().passive().minInService(cluster.upstreams().size()),
+              cluster.upstreams().size());
+        }
+      }
+      case COUNTED -> {}
     }
   }
 

@@ -121,13 +121,45 @@ public record ClusterConfig(
       String expect) {}
 
   /**
-   * Passive ejection: an upstream whose real connections fail this many times in a row (refused,
-   * timed out, reset) is out for {@code backoff}, doubled for every further ejection up to {@code
-   * maxBackoff}; it comes back through the active check (or, without one, when the time is up).
+   * Passive ejection: an upstream whose real connections fail this many times in a row (a connect
+   * refused or timed out, an upstream TLS handshake that failed, a reset before any byte moved
+   * either way) is out for {@code backoff}, doubled for every further ejection up to {@code
+   * maxBackoff}; it comes back through the active check (or, without one, when the time is up). A
+   * reset after the client sent bytes is not counted: a client's request could provoke it.
+   *
+   * @param maxEjectedPercent the most of a cluster's upstreams passive ejection may take out of
+   *     service, rounded down; it never takes the last available one (see {@link #minInService})
    */
-  public record PassiveHealth(int failures, Duration backoff, Duration maxBackoff) {
+  public record PassiveHealth(
+      int failures, Duration backoff, Duration maxBackoff, int maxEjectedPercent) {
+    /** The default share passive ejection may take out: half of a cluster. */
+    public static final int DEFAULT_MAX_EJECTED_PERCENT = 50;
+
     public static final PassiveHealth DEFAULTS =
         new PassiveHealth(3, Duration.ofSeconds(5), Duration.ofMinutes(1));
+
+    public PassiveHealth {
+      if (maxEjectedPercent < 0 || maxEjectedPercent > 100) {
+        throw new IllegalArgumentException(
+            "maxEjectedPercent must be 0..100, not " + maxEjectedPercent);
+      }
+    }
+
+    /** With the default share of upstreams that may be ejected. */
+    public PassiveHealth(int failures, Duration backoff, Duration maxBackoff) {
+      this(failures, backoff, maxBackoff, DEFAULT_MAX_EJECTED_PERCENT);
+    }
+
+    /**
+     * How many of {@code upstreams} passive ejection keeps available: {@code ceil(upstreams x (100
+     * - maxEjectedPercent) / 100)}, and at least one (with one upstream, or 100%, it never leaves
+     * the cluster empty: a cluster that rejects every client for a while is worse than one that
+     * tries its last upstream).
+     */
+    public int minInService(int upstreams) {
+      int kept = (upstreams * (100 - maxEjectedPercent) + 99) / 100;
+      return Math.max(1, Math.min(upstreams, kept));
+    }
   }
 
   /**

@@ -116,8 +116,11 @@ public final class Pair {
     /** A connect to it failed. */
     default void connectFailed(CloseCause cause, String detail) {}
 
-    /** A pair connected to it ended with {@code cause}. */
-    default void released(CloseCause cause) {}
+    /**
+     * A pair connected to it ended with {@code cause}; {@code quiet} when no byte had moved either
+     * way and the client had not ended its side (so nothing the client sent can have caused it).
+     */
+    default void released(CloseCause cause, boolean quiet) {}
 
     /** A pair connected to it read {@code bytes} from {@code side}. */
     default void bytesRead(Side side, int bytes) {}
@@ -445,7 +448,7 @@ public final class Pair {
   private void onUpstreamActive(Connection c) {
     target.connected();
     if (state != State.CONNECTING) {
-      target.released(CloseCause.CLIENT_EOF);
+      target.released(CloseCause.CLIENT_EOF, true);
       c.close(); // the client went away while we connected
       return;
     }
@@ -590,7 +593,7 @@ public final class Pair {
     client.releaseAll();
     upstream.releaseAll();
     if (target != null && upstreamActive) {
-      target.released(cause);
+      target.released(cause, client.bytesRead == 0 && upstream.bytesRead == 0 && !client.ended);
     }
     if (onEnd != null) {
       onEnd.run();
