@@ -28,6 +28,7 @@ public final class Cluster {
   private final TlsClient tlsClient;
   private final Object ejections = new Object();
   private volatile List<UpstreamTarget> upstreams = List.of();
+  private volatile List<Unresolved> unresolved = List.of();
   private volatile Balancer balancer;
 
   /** The outcome of choosing an upstream. */
@@ -38,6 +39,9 @@ public final class Cluster {
 
   /** None may take a connection now (all down, ejected or already tried). */
   public record NoneAvailable(String why) implements Choice {}
+
+  /** A configured host name whose last lookup gave no address. */
+  public record Unresolved(String address, String problem) {}
 
   public Cluster(ClusterConfig config, Resolver resolver, TlsClient tlsClient) {
     this.config = config;
@@ -70,6 +74,11 @@ public final class Cluster {
     return upstreams;
   }
 
+  /** The configured host names whose last lookup gave no address (resolved again with back-off). */
+  public List<Unresolved> unresolved() {
+    return unresolved;
+  }
+
   /** Whether any configured address is a host name (to be resolved again). */
   public boolean hasHostNames() {
     return config.upstreams().stream()
@@ -88,10 +97,12 @@ public final class Cluster {
       running.put(u.name(), u);
     }
     List<UpstreamTarget> next = new ArrayList<>();
+    List<Unresolved> failed = new ArrayList<>();
     java.util.Set<String> taken = new java.util.HashSet<>();
     long now = System.nanoTime();
     for (ClusterConfig.UpstreamConfig u : config.upstreams()) {
-      for (Resolved r : resolve(u.address())) {
+      List<Resolved> resolved = resolve(u.address(), failed);
+      for (Resolved r : resolved) {
         if (!taken.add(r.name())) {
           continue; // two names for one address: one upstream (and one metrics series)
         }
@@ -109,6 +120,7 @@ public final class Cluster {
         next.add(target);
       }
     }
+    unresolved = List.copyOf(failed);
     if (next.isEmpty() && !upstreams.isEmpty()) {
       LOG.warn("cluster {}: no address resolved; keeping the previous ones", name());
       return false;
@@ -130,13 +142,14 @@ public final class Cluster {
 
   private record Resolved(String name, SocketAddress address, String host) {}
 
-  private List<Resolved> resolve(Endpoint endpoint) {
+  private List<Resolved> resolve(Endpoint endpoint, List<Unresolved> failed) {
     return switch (endpoint) {
       case Endpoint.Unix unix -> List.of(new Resolved(unix.toString(), unix.socketAddress(), null));
       case Endpoint.Tcp tcp when isLiteral(tcp.host()) ->
           List.of(new Resolved(tcp.toString(), tcp.socketAddress(), tcp.host()));
       case Endpoint.Tcp tcp -> {
         List<Resolved> all = new ArrayList<>();
+        String problem = "resolves to no address";
         try {
           for (InetAddress address : resolver.resolve(tcp.host())) {
             all.add(
@@ -146,7 +159,11 @@ public final class Cluster {
                     tcp.host()));
           }
         } catch (UnknownHostException e) {
-          LOG.warn("cluster {}: cannot resolve {}: {}", name(), tcp.host(), e.getMessage());
+          problem = "cannot resolve: " + e.getMessage();
+        }
+        if (all.isEmpty()) {
+          failed.add(new Unresolved(tcp.toString(), problem));
+          LOG.warn("cluster {}: {} {}", name(), tcp.host(), problem);
         }
         yield all;
       }
@@ -173,12 +190,19 @@ public final class Cluster {
     if (candidates.isEmpty()) {
       return new NoneAvailable(
           all.isEmpty()
-              ? "cluster " + name() + " has no upstream"
+              ? "cluster " + name() + " has no upstream" + unresolvedNote()
               : tried.isEmpty()
                   ? "no healthy upstream in cluster " + name()
                   : "no other healthy upstream in cluster " + name());
     }
     return new Chosen(balancer.pick(candidates, clientKey(pair), now));
+  }
+
+  private String unresolvedNote() {
+    List<Unresolved> names = unresolved;
+    return names.isEmpty()
+        ? ""
+        : " (" + names.getFirst().address() + " " + names.getFirst().problem() + ")";
   }
 
   /**

@@ -59,13 +59,13 @@ public final class ProxyRuntime implements AutoCloseable {
   private volatile List<ListenerRuntime> published = List.of();
 
   /** What runs for a cluster besides its pairs: its health checks and DNS refreshes. */
-  private record ClusterJobs(HealthChecker checker, java.util.concurrent.Future<?> refresh) {
+  private record ClusterJobs(HealthChecker checker, DnsRefresh refresh) {
     void stop() {
       if (checker != null) {
         checker.close();
       }
       if (refresh != null) {
-        refresh.cancel(false);
+        refresh.stop();
       }
     }
   }
@@ -379,7 +379,11 @@ public final class ProxyRuntime implements AutoCloseable {
       }
     }
     for (Cluster cluster : next.values()) {
-      if (jobs.containsKey(cluster)) {
+      ClusterJobs running = jobs.get(cluster);
+      if (running != null) {
+        if (running.refresh() != null) {
+          running.refresh().now(); // a reload resolves names again, changed or not
+        }
         continue;
       }
       HealthChecker checker = null;
@@ -387,24 +391,19 @@ public final class ProxyRuntime implements AutoCloseable {
         checker = new HealthChecker(cluster, group);
         checker.start();
       }
-      java.util.concurrent.Future<?> refresh = null;
-      long every = cluster.config().resolveInterval().toNanos();
-      if (every > 0 && cluster.hasHostNames()) {
+      DnsRefresh refresh = null;
+      if (cluster.hasHostNames()) {
         HealthChecker checks = checker;
         refresh =
-            dns.scheduleWithFixedDelay(
+            new DnsRefresh(
+                cluster,
+                dns,
                 () -> {
-                  try {
-                    if (cluster.refresh() && checks != null) {
-                      checks.start(); // check the new upstreams too
-                    }
-                  } catch (RuntimeException e) {
-                    LOG.warn("resolving cluster {} failed", cluster.name(), e);
+                  if (checks != null) {
+                    checks.start(); // check the new upstreams too
                   }
-                },
-                every,
-                every,
-                TimeUnit.NANOSECONDS);
+                });
+        refresh.start();
       }
       jobs.put(cluster, new ClusterJobs(checker, refresh));
     }
