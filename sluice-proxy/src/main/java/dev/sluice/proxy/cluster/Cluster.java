@@ -18,7 +18,9 @@ import java.util.Map;
  * A named group of upstreams at run time: the targets its addresses resolve to, the balancer that
  * picks among those that may take a connection, and its upstream TLS client. A host name is
  * resolved again on the configured interval; a changed answer adds targets and drains the ones that
- * are gone (their open pairs go on).
+ * are gone (their open pairs go on). A cluster a reload builds anew carries over its predecessor's
+ * state for the same addresses: open connections, counters and, when connections are made the same
+ * way (TLS and PROXY protocol settings unchanged), health and ejection.
  */
 public final class Cluster {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Cluster.class);
@@ -30,6 +32,11 @@ public final class Cluster {
   private volatile List<UpstreamTarget> upstreams = List.of();
   private volatile List<Unresolved> unresolved = List.of();
   private volatile Balancer balancer;
+
+  /** The predecessor's targets by name, for the first resolution only; guarded by this. */
+  private Map<String, UpstreamTarget> inherited;
+
+  private final boolean inheritsHealth;
 
   /** The outcome of choosing an upstream. */
   public sealed interface Choice {}
@@ -44,10 +51,32 @@ public final class Cluster {
   public record Unresolved(String address, String problem) {}
 
   public Cluster(ClusterConfig config, Resolver resolver, TlsClient tlsClient) {
+    this(config, resolver, tlsClient, null);
+  }
+
+  /**
+   * A cluster that takes over from {@code previous} (the running one of the same name, or null):
+   * its targets for the same addresses share their counters and, when connections are made the same
+   * way, their health, which takes this configuration's settings on {@link #adoptHealth}.
+   */
+  public Cluster(ClusterConfig config, Resolver resolver, TlsClient tlsClient, Cluster previous) {
     this.config = config;
     this.resolver = resolver;
     this.tlsClient = tlsClient;
-    refresh();
+    this.inheritsHealth =
+        previous != null
+            && java.util.Objects.equals(previous.config.tls(), config.tls())
+            && previous.config.proxyProtocol() == config.proxyProtocol();
+    synchronized (this) {
+      inherited = new java.util.HashMap<>();
+      if (previous != null) {
+        for (UpstreamTarget u : previous.upstreams) {
+          inherited.put(u.name(), u);
+        }
+      }
+      refresh();
+      inherited = null;
+    }
   }
 
   /** A cluster of literal addresses, no TLS: for tests and tools. */
@@ -79,6 +108,17 @@ public final class Cluster {
     return unresolved;
   }
 
+  /**
+   * This cluster now serves (a reload committed it): the health it shares with its predecessor's
+   * targets takes this configuration's check and passive settings.
+   */
+  public void adoptHealth() {
+    long now = System.nanoTime();
+    for (UpstreamTarget u : upstreams) {
+      u.health().reconfigure(config.healthCheck(), config.passive(), now);
+    }
+  }
+
   /** Whether any configured address is a host name (to be resolved again). */
   public boolean hasHostNames() {
     return config.upstreams().stream()
@@ -108,14 +148,7 @@ public final class Cluster {
         }
         UpstreamTarget target = running.remove(r.name());
         if (target == null) {
-          target =
-              new UpstreamTarget(
-                  this,
-                  r.name(),
-                  r.address(),
-                  r.host(),
-                  u.weight(),
-                  new Health(config.healthCheck(), config.passive(), now));
+          target = newTarget(r, u.weight(), now);
         }
         next.add(target);
       }
@@ -138,6 +171,22 @@ public final class Cluster {
       }
     }
     return changed;
+  }
+
+  private UpstreamTarget newTarget(Resolved r, int weight, long now) {
+    UpstreamTarget predecessor = inherited == null ? null : inherited.remove(r.name());
+    Health health =
+        predecessor != null && inheritsHealth
+            ? predecessor.health()
+            : new Health(config.healthCheck(), config.passive(), now);
+    return new UpstreamTarget(
+        this,
+        r.name(),
+        r.address(),
+        r.host(),
+        weight,
+        health,
+        predecessor != null ? predecessor.counters() : new UpstreamTarget.Counters());
   }
 
   private record Resolved(String name, SocketAddress address, String host) {}

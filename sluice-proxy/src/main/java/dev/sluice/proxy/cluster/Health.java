@@ -39,8 +39,9 @@ public final class Health {
     KEPT
   }
 
-  private final ClusterConfig.HealthCheck check;
-  private final ClusterConfig.PassiveHealth passive;
+  // Settings, replaced when a reload carries this state over to a cluster's new configuration.
+  private ClusterConfig.HealthCheck check;
+  private ClusterConfig.PassiveHealth passive;
   private State state = State.UP;
   private int passes;
   private int failures;
@@ -79,6 +80,24 @@ public final class Health {
   /** What last went wrong, for logs and the status page; null when nothing did. */
   public synchronized String lastProblem() {
     return lastProblem;
+  }
+
+  /**
+   * Takes the settings of a reloaded cluster, keeping the state: a down upstream stays down, an
+   * ejected one out for the rest of its backoff. Without an active check any more, nothing could
+   * bring a down upstream back, so it is up.
+   */
+  public synchronized void reconfigure(
+      ClusterConfig.HealthCheck check, ClusterConfig.PassiveHealth passive, long nowNanos) {
+    long first = passive.backoff().toNanos();
+    boolean wasFirst = backoffNanos == this.passive.backoff().toNanos();
+    this.check = check;
+    this.passive = passive;
+    backoffNanos =
+        wasFirst ? first : Math.max(first, Math.min(backoffNanos, passive.maxBackoff().toNanos()));
+    if (check == null && state == State.DOWN) {
+      becomeUp(nowNanos);
+    }
   }
 
   /** Without an active check, an ejection ends by itself when its backoff is over. */

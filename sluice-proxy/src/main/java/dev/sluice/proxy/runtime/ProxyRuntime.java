@@ -362,7 +362,7 @@ public final class ProxyRuntime implements AutoCloseable {
             c.tls() == null
                 ? null
                 : TlsSetup.client(c.tls(), c.tls().handshakeTimeout(), next.source(), c.name());
-        map.put(c.name(), new Cluster(c, resolver, tls));
+        map.put(c.name(), new Cluster(c, resolver, tls, current)); // carries current's state over
       }
     }
     return java.util.Collections.unmodifiableMap(map); // in configuration order, for pages
@@ -386,6 +386,7 @@ public final class ProxyRuntime implements AutoCloseable {
         }
         continue;
       }
+      cluster.adoptHealth();
       HealthChecker checker = null;
       if (cluster.config().healthCheck() != null) {
         checker = new HealthChecker(cluster, group);
