@@ -43,7 +43,7 @@ public final class StatusPage {
       .badge { display:inline-block; min-width:62px; text-align:center; border-radius:10px;
                padding:1px 8px; font-size:12px; font-weight:600; color:#fff; }
       .up { background:var(--up); } .down { background:var(--down); }
-      .ejected { background:var(--warn); } .draining { background:var(--dim); }
+      .ejected, .unresolved { background:var(--warn); } .draining { background:var(--dim); }
       .bar { position:relative; height:16px; background:var(--band); border:1px solid var(--line);
              border-radius:4px; min-width:160px; }
       .bar span { position:absolute; left:0; top:0; bottom:0; background:var(--accent);

@@ -78,6 +78,11 @@ public final class StatusReader {
                 u.bytesReceived(),
                 u.health().lastProblem()));
       }
+      for (Cluster.Unresolved u : c.unresolved()) {
+        upstreams.add(
+            new Status.UpstreamStatus(
+                u.address(), u.address(), "unresolved", false, 0, 0, 0, 0, 0, 0, 0, u.problem()));
+      }
       clusters.add(
           new Status.ClusterStatus(
               c.name(), c.config().balance().name().toLowerCase(), available, upstreams));
@@ -121,7 +126,13 @@ public final class StatusReader {
     long now = System.nanoTime();
     for (Cluster c : runtime.clusters().values()) {
       if (c.upstreams().stream().noneMatch(u -> u.available(now))) {
-        reasons.add("cluster " + c.name() + " has no upstream that takes connections");
+        reasons.add(
+            "cluster "
+                + c.name()
+                + " has no upstream that takes connections"
+                + (c.unresolved().isEmpty()
+                    ? ""
+                    : " (" + c.unresolved().getFirst().address() + " does not resolve)"));
       }
     }
     return new Status.Readiness(reasons.isEmpty(), reasons);

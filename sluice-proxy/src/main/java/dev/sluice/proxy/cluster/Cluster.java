@@ -18,7 +18,9 @@ import java.util.Map;
  * A named group of upstreams at run time: the targets its addresses resolve to, the balancer that
  * picks among those that may take a connection, and its upstream TLS client. A host name is
  * resolved again on the configured interval; a changed answer adds targets and drains the ones that
- * are gone (their open pairs go on).
+ * are gone (their open pairs go on). A cluster a reload builds anew carries over its predecessor's
+ * state for the same addresses: open connections, counters and, when connections are made the same
+ * way (TLS and PROXY protocol settings unchanged), health and ejection.
  */
 public final class Cluster {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Cluster.class);
@@ -26,8 +28,15 @@ public final class Cluster {
   private final ClusterConfig config;
   private final Resolver resolver;
   private final TlsClient tlsClient;
+  private final Object ejections = new Object();
   private volatile List<UpstreamTarget> upstreams = List.of();
+  private volatile List<Unresolved> unresolved = List.of();
   private volatile Balancer balancer;
+
+  /** The predecessor's targets by name, for the first resolution only; guarded by this. */
+  private Map<String, UpstreamTarget> inherited;
+
+  private final boolean inheritsHealth;
 
   /** The outcome of choosing an upstream. */
   public sealed interface Choice {}
@@ -38,11 +47,36 @@ public final class Cluster {
   /** None may take a connection now (all down, ejected or already tried). */
   public record NoneAvailable(String why) implements Choice {}
 
+  /** A configured host name whose last lookup gave no address. */
+  public record Unresolved(String address, String problem) {}
+
   public Cluster(ClusterConfig config, Resolver resolver, TlsClient tlsClient) {
+    this(config, resolver, tlsClient, null);
+  }
+
+  /**
+   * A cluster that takes over from {@code previous} (the running one of the same name, or null):
+   * its targets for the same addresses share their counters and, when connections are made the same
+   * way, their health, which takes this configuration's settings on {@link #adoptHealth}.
+   */
+  public Cluster(ClusterConfig config, Resolver resolver, TlsClient tlsClient, Cluster previous) {
     this.config = config;
     this.resolver = resolver;
     this.tlsClient = tlsClient;
-    refresh();
+    this.inheritsHealth =
+        previous != null
+            && java.util.Objects.equals(previous.config.tls(), config.tls())
+            && previous.config.proxyProtocol() == config.proxyProtocol();
+    synchronized (this) {
+      inherited = new java.util.HashMap<>();
+      if (previous != null) {
+        for (UpstreamTarget u : previous.upstreams) {
+          inherited.put(u.name(), u);
+        }
+      }
+      refresh();
+      inherited = null;
+    }
   }
 
   /** A cluster of literal addresses, no TLS: for tests and tools. */
@@ -69,6 +103,22 @@ public final class Cluster {
     return upstreams;
   }
 
+  /** The configured host names whose last lookup gave no address (resolved again with back-off). */
+  public List<Unresolved> unresolved() {
+    return unresolved;
+  }
+
+  /**
+   * This cluster now serves (a reload committed it): the health it shares with its predecessor's
+   * targets takes this configuration's check and passive settings.
+   */
+  public void adoptHealth() {
+    long now = System.nanoTime();
+    for (UpstreamTarget u : upstreams) {
+      u.health().reconfigure(config.healthCheck(), config.passive(), now);
+    }
+  }
+
   /** Whether any configured address is a host name (to be resolved again). */
   public boolean hasHostNames() {
     return config.upstreams().stream()
@@ -87,27 +137,23 @@ public final class Cluster {
       running.put(u.name(), u);
     }
     List<UpstreamTarget> next = new ArrayList<>();
+    List<Unresolved> failed = new ArrayList<>();
     java.util.Set<String> taken = new java.util.HashSet<>();
     long now = System.nanoTime();
     for (ClusterConfig.UpstreamConfig u : config.upstreams()) {
-      for (Resolved r : resolve(u.address())) {
+      List<Resolved> resolved = resolve(u.address(), failed);
+      for (Resolved r : resolved) {
         if (!taken.add(r.name())) {
           continue; // two names for one address: one upstream (and one metrics series)
         }
         UpstreamTarget target = running.remove(r.name());
         if (target == null) {
-          target =
-              new UpstreamTarget(
-                  this,
-                  r.name(),
-                  r.address(),
-                  r.host(),
-                  u.weight(),
-                  new Health(config.healthCheck(), config.passive(), now));
+          target = newTarget(r, u.weight(), now);
         }
         next.add(target);
       }
     }
+    unresolved = List.copyOf(failed);
     if (next.isEmpty() && !upstreams.isEmpty()) {
       LOG.warn("cluster {}: no address resolved; keeping the previous ones", name());
       return false;
@@ -127,15 +173,32 @@ public final class Cluster {
     return changed;
   }
 
+  private UpstreamTarget newTarget(Resolved r, int weight, long now) {
+    UpstreamTarget predecessor = inherited == null ? null : inherited.remove(r.name());
+    Health health =
+        predecessor != null && inheritsHealth
+            ? predecessor.health()
+            : new Health(config.healthCheck(), config.passive(), now);
+    return new UpstreamTarget(
+        this,
+        r.name(),
+        r.address(),
+        r.host(),
+        weight,
+        health,
+        predecessor != null ? predecessor.counters() : new UpstreamTarget.Counters());
+  }
+
   private record Resolved(String name, SocketAddress address, String host) {}
 
-  private List<Resolved> resolve(Endpoint endpoint) {
+  private List<Resolved> resolve(Endpoint endpoint, List<Unresolved> failed) {
     return switch (endpoint) {
       case Endpoint.Unix unix -> List.of(new Resolved(unix.toString(), unix.socketAddress(), null));
       case Endpoint.Tcp tcp when isLiteral(tcp.host()) ->
           List.of(new Resolved(tcp.toString(), tcp.socketAddress(), tcp.host()));
       case Endpoint.Tcp tcp -> {
         List<Resolved> all = new ArrayList<>();
+        String problem = "resolves to no address";
         try {
           for (InetAddress address : resolver.resolve(tcp.host())) {
             all.add(
@@ -145,7 +208,11 @@ public final class Cluster {
                     tcp.host()));
           }
         } catch (UnknownHostException e) {
-          LOG.warn("cluster {}: cannot resolve {}: {}", name(), tcp.host(), e.getMessage());
+          problem = "cannot resolve: " + e.getMessage();
+        }
+        if (all.isEmpty()) {
+          failed.add(new Unresolved(tcp.toString(), problem));
+          LOG.warn("cluster {}: {} {}", name(), tcp.host(), problem);
         }
         yield all;
       }
@@ -172,12 +239,39 @@ public final class Cluster {
     if (candidates.isEmpty()) {
       return new NoneAvailable(
           all.isEmpty()
-              ? "cluster " + name() + " has no upstream"
+              ? "cluster " + name() + " has no upstream" + unresolvedNote()
               : tried.isEmpty()
                   ? "no healthy upstream in cluster " + name()
                   : "no other healthy upstream in cluster " + name());
     }
     return new Chosen(balancer.pick(candidates, clientKey(pair), now));
+  }
+
+  private String unresolvedNote() {
+    List<Unresolved> names = unresolved;
+    return names.isEmpty()
+        ? ""
+        : " (" + names.getFirst().address() + " " + names.getFirst().problem() + ")";
+  }
+
+  /**
+   * Passive health heard that a real connection to {@code target} failed: it is ejected once its
+   * failures are enough, unless that would leave fewer of this cluster's upstreams available than
+   * passive ejection must keep. Serialised, so that two loops cannot each take out one of the last
+   * two at once.
+   */
+  Health.Verdict failed(UpstreamTarget target, Health.Failure kind, long nowNanos, String problem) {
+    synchronized (ejections) {
+      List<UpstreamTarget> all = upstreams;
+      int othersAvailable = 0;
+      for (UpstreamTarget u : all) {
+        if (u != target && u.available(nowNanos)) {
+          othersAvailable++;
+        }
+      }
+      boolean mayEject = othersAvailable >= config.passive().minInService(all.size());
+      return target.health().failed(kind, nowNanos, problem, mayEject);
+    }
   }
 
   private static long clientKey(Pair pair) {

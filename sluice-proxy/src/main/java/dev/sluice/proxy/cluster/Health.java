@@ -8,7 +8,8 @@ import java.time.Duration;
  * bring it up, fall failures take it down) and passive ejection (consecutive failures of real
  * connections take it out for a backoff that doubles while it keeps failing). An ejected upstream
  * comes back through the active check once its backoff is over, or, without a check, when the
- * backoff is over. A pure state machine on a clock the caller passes; thread-safe.
+ * backoff is over. Whether its cluster can spare it is the caller's to say. A pure state machine on
+ * a clock the caller passes; thread-safe.
  */
 public final class Health {
   /** What an upstream is, for new connections. */
@@ -20,12 +21,32 @@ public final class Health {
     EJECTED
   }
 
-  private final ClusterConfig.HealthCheck check;
-  private final ClusterConfig.PassiveHealth passive;
+  /** What failed, for passive ejection. */
+  public enum Failure {
+    /** A connect: refused, timed out, or its TLS handshake failed. */
+    CONNECT,
+    /** A connection the upstream reset before any byte moved either way. */
+    RESET_BEFORE_ANY_BYTE
+  }
+
+  /** What a failure of a real connection did. */
+  public enum Verdict {
+    /** Counted towards an ejection (or passive ejection is off, or it is out already). */
+    COUNTED,
+    /** It ejected the upstream. */
+    EJECTED,
+    /** It would have ejected the upstream, but the cluster needs it in service. */
+    KEPT
+  }
+
+  // Settings, replaced when a reload carries this state over to a cluster's new configuration.
+  private ClusterConfig.HealthCheck check;
+  private ClusterConfig.PassiveHealth passive;
   private State state = State.UP;
   private int passes;
   private int failures;
   private int connectFailures;
+  private int quietResets;
   private long ejectedUntilNanos;
   private long backoffNanos;
   private long availableSinceNanos;
@@ -59,6 +80,24 @@ public final class Health {
   /** What last went wrong, for logs and the status page; null when nothing did. */
   public synchronized String lastProblem() {
     return lastProblem;
+  }
+
+  /**
+   * Takes the settings of a reloaded cluster, keeping the state: a down upstream stays down, an
+   * ejected one out for the rest of its backoff. Without an active check any more, nothing could
+   * bring a down upstream back, so it is up.
+   */
+  public synchronized void reconfigure(
+      ClusterConfig.HealthCheck check, ClusterConfig.PassiveHealth passive, long nowNanos) {
+    long first = passive.backoff().toNanos();
+    boolean wasFirst = backoffNanos == this.passive.backoff().toNanos();
+    this.check = check;
+    this.passive = passive;
+    backoffNanos =
+        wasFirst ? first : Math.max(first, Math.min(backoffNanos, passive.maxBackoff().toNanos()));
+    if (check == null && state == State.DOWN) {
+      becomeUp(nowNanos);
+    }
   }
 
   /** Without an active check, an ejection ends by itself when its backoff is over. */
@@ -108,7 +147,7 @@ public final class Health {
     return false;
   }
 
-  /** A real connection to it was made: the run of failures is over. */
+  /** A real connection to it was made: the run of failed connects is over. */
   public synchronized void connectSucceeded() {
     connectFailures = 0;
     if (state == State.UP) {
@@ -117,24 +156,51 @@ public final class Health {
   }
 
   /**
-   * A real connection to it failed (refused, timed out, reset).
+   * A connection to it ended other than by a reset before any byte: the run of such resets is over.
+   */
+  public synchronized void connectionServed() {
+    quietResets = 0;
+  }
+
+  /**
+   * A real connect to it failed (refused, timed out, its TLS handshake failed).
    *
    * @return whether this ejected it
    */
   public synchronized boolean connectFailed(long nowNanos, String problem) {
+    return failed(Failure.CONNECT, nowNanos, problem, true) == Verdict.EJECTED;
+  }
+
+  /**
+   * A real connection to it failed; {@code mayEject} says whether its cluster can spare it. Each
+   * kind of failure has its own run, ended by its own kind of success (a connect that succeeds does
+   * not end a run of resets: each of those connections did connect first). One that cannot be
+   * spared stays in with its run full, so that the next failure ejects it once the cluster can.
+   */
+  public synchronized Verdict failed(
+      Failure kind, long nowNanos, String problem, boolean mayEject) {
     lastProblem = problem;
     if (passive.failures() == 0 || state != State.UP) {
-      return false;
+      return Verdict.COUNTED;
     }
-    if (++connectFailures < passive.failures()) {
-      return false;
+    int run =
+        switch (kind) {
+          case CONNECT -> connectFailures = Math.min(connectFailures + 1, passive.failures());
+          case RESET_BEFORE_ANY_BYTE -> quietResets = Math.min(quietResets + 1, passive.failures());
+        };
+    if (run < passive.failures()) {
+      return Verdict.COUNTED;
+    }
+    if (!mayEject) {
+      return Verdict.KEPT;
     }
     connectFailures = 0;
+    quietResets = 0;
     state = State.EJECTED;
     passes = 0;
     ejectedUntilNanos = nowNanos + backoffNanos;
     backoffNanos = Math.min(backoffNanos * 2, passive.maxBackoff().toNanos());
-    return true;
+    return Verdict.EJECTED;
   }
 
   /** When the current ejection ends (meaningful while ejected). */
@@ -152,6 +218,7 @@ public final class Health {
     passes = 0;
     failures = 0;
     connectFailures = 0;
+    quietResets = 0;
     availableSinceNanos = now;
   }
 }

@@ -11,7 +11,10 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * One upstream of a cluster at run time: one address (a host name resolves to one target per
- * address), its weight, its health, and what its connections have done.
+ * address), its weight, its health, and what its connections have done. A reload that rebuilds its
+ * cluster builds a new target for the same address that shares this one's counters (so open pairs
+ * still count where new ones are balanced) and, when connections to it are made the same way, its
+ * health.
  */
 public final class UpstreamTarget implements Pair.Upstream {
   private static final org.slf4j.Logger LOG =
@@ -23,25 +26,43 @@ public final class UpstreamTarget implements Pair.Upstream {
   private final String host;
   private final int weight;
   private final Health health;
-  private final AtomicLong active = new AtomicLong();
-  private final LongAdder connects = new LongAdder();
-  private final LongAdder connectFailures = new LongAdder();
-  private final LongAdder ejections = new LongAdder();
-  private final LongAdder bytesToUpstream = new LongAdder();
-  private final LongAdder bytesFromUpstream = new LongAdder();
+  private final Counters counters;
   private volatile boolean draining;
+  private volatile boolean keptLogged;
 
   /** Smooth weighted round-robin's running weight; guarded by the cluster's balancer. */
   int current;
 
+  /** What an address's connections have done: one set for every target a reload builds for it. */
+  static final class Counters {
+    private final AtomicLong active = new AtomicLong();
+    private final LongAdder connects = new LongAdder();
+    private final LongAdder connectFailures = new LongAdder();
+    private final LongAdder ejections = new LongAdder();
+    private final LongAdder bytesToUpstream = new LongAdder();
+    private final LongAdder bytesFromUpstream = new LongAdder();
+  }
+
   UpstreamTarget(
-      Cluster cluster, String name, SocketAddress address, String host, int weight, Health health) {
+      Cluster cluster,
+      String name,
+      SocketAddress address,
+      String host,
+      int weight,
+      Health health,
+      Counters counters) {
     this.cluster = cluster;
     this.name = name;
     this.address = address;
     this.host = host;
     this.weight = weight;
     this.health = health;
+    this.counters = counters;
+  }
+
+  /** Its counters, for the target a reload builds for the same address. */
+  Counters counters() {
+    return counters;
   }
 
   @Override
@@ -98,35 +119,35 @@ public final class UpstreamTarget implements Pair.Upstream {
 
   /** Pairs connected to it now. */
   public long active() {
-    return active.get();
+    return counters.active.get();
   }
 
   public long connects() {
-    return connects.sum();
+    return counters.connects.sum();
   }
 
   public long connectFailures() {
-    return connectFailures.sum();
+    return counters.connectFailures.sum();
   }
 
   /** Times passive health took it out. */
   public long ejections() {
-    return ejections.sum();
+    return counters.ejections.sum();
   }
 
   /** Bytes its pairs' clients sent to it (read from the clients). */
   public long bytesSent() {
-    return bytesToUpstream.sum();
+    return counters.bytesToUpstream.sum();
   }
 
   /** Bytes it sent back (read from it). */
   public long bytesReceived() {
-    return bytesFromUpstream.sum();
+    return counters.bytesFromUpstream.sum();
   }
 
   @Override
   public void bytesRead(Side side, int bytes) {
-    (side == Side.CLIENT ? bytesToUpstream : bytesFromUpstream).add(bytes);
+    (side == Side.CLIENT ? counters.bytesToUpstream : counters.bytesFromUpstream).add(bytes);
   }
 
   @Override
@@ -158,36 +179,58 @@ public final class UpstreamTarget implements Pair.Upstream {
 
   @Override
   public void connected() {
-    connects.increment();
-    active.incrementAndGet();
+    counters.connects.increment();
+    counters.active.incrementAndGet();
     health.connectSucceeded();
+    keptLogged = false;
   }
 
   @Override
   public void connectFailed(CloseCause cause, String detail) {
-    connectFailures.increment();
-    failed(cause.label() + (detail == null ? "" : ": " + detail));
+    counters.connectFailures.increment();
+    failed(Health.Failure.CONNECT, cause.label() + (detail == null ? "" : ": " + detail));
   }
 
   @Override
-  public void released(CloseCause cause) {
-    active.decrementAndGet();
-    if (cause == CloseCause.UPSTREAM_RESET) {
-      failed("reset a connection");
+  public void released(CloseCause cause, boolean quiet) {
+    counters.active.decrementAndGet();
+    // Only a reset before any byte moved is the upstream's own failure: one after the client's
+    // request may be that request's doing, and any client could eject a healthy upstream with it.
+    if (cause == CloseCause.UPSTREAM_RESET && quiet) {
+      failed(Health.Failure.RESET_BEFORE_ANY_BYTE, "reset a connection before any byte");
+    } else {
+      health.connectionServed();
     }
   }
 
-  private void failed(String problem) {
+  private void failed(Health.Failure kind, String problem) {
     long now = System.nanoTime();
-    if (health.connectFailed(now, problem)) {
-      ejections.increment();
-      LOG.warn(
-          "upstream {} of cluster {} ejected for {} ms after {} failures in a row ({})",
-          name,
-          cluster.name(),
-          (health.ejectedUntilNanos() - now) / 1_000_000,
-          cluster.config().passive().failures(),
-          problem);
+    switch (cluster.failed(this, kind, now, problem)) {
+      case EJECTED -> {
+        counters.ejections.increment();
+        keptLogged = false;
+        LOG.warn(
+            "upstream {} of cluster {} ejected for {} ms after {} failures in a row ({})",
+            name,
+            cluster.name(),
+            (health.ejectedUntilNanos() - now) / 1_000_000,
+            cluster.config().passive().failures(),
+            problem);
+      }
+      case KEPT -> {
+        if (!keptLogged) {
+          keptLogged = true;
+          LOG.warn(
+              "upstream {} of cluster {} keeps failing ({}) but stays in: ejecting it would leave"
+                  + " fewer than {} of the cluster's {} upstreams available",
+              name,
+              cluster.name(),
+              problem,
+              cluster.config().passive().minInService(cluster.upstreams().size()),
+              cluster.upstreams().size());
+        }
+      }
+      case COUNTED -> {}
     }
   }
 

@@ -121,19 +121,53 @@ public record ClusterConfig(
       String expect) {}
 
   /**
-   * Passive ejection: an upstream whose real connections fail this many times in a row (refused,
-   * timed out, reset) is out for {@code backoff}, doubled for every further ejection up to {@code
-   * maxBackoff}; it comes back through the active check (or, without one, when the time is up).
+   * Passive ejection: an upstream whose real connections fail this many times in a row (a connect
+   * refused or timed out, an upstream TLS handshake that failed, a reset before any byte moved
+   * either way) is out for {@code backoff}, doubled for every further ejection up to {@code
+   * maxBackoff}; it comes back through the active check (or, without one, when the time is up). A
+   * reset after the client sent bytes is not counted: a client's request could provoke it.
+   *
+   * @param maxEjectedPercent the most of a cluster's upstreams passive ejection may take out of
+   *     service, rounded down; it never takes the last available one (see {@link #minInService})
    */
-  public record PassiveHealth(int failures, Duration backoff, Duration maxBackoff) {
+  public record PassiveHealth(
+      int failures, Duration backoff, Duration maxBackoff, int maxEjectedPercent) {
+    /** The default share passive ejection may take out: half of a cluster. */
+    public static final int DEFAULT_MAX_EJECTED_PERCENT = 50;
+
     public static final PassiveHealth DEFAULTS =
         new PassiveHealth(3, Duration.ofSeconds(5), Duration.ofMinutes(1));
+
+    public PassiveHealth {
+      if (maxEjectedPercent < 0 || maxEjectedPercent > 100) {
+        throw new IllegalArgumentException(
+            "maxEjectedPercent must be 0..100, not " + maxEjectedPercent);
+      }
+    }
+
+    /** With the default share of upstreams that may be ejected. */
+    public PassiveHealth(int failures, Duration backoff, Duration maxBackoff) {
+      this(failures, backoff, maxBackoff, DEFAULT_MAX_EJECTED_PERCENT);
+    }
+
+    /**
+     * How many of {@code upstreams} passive ejection keeps available: {@code ceil(upstreams x (100
+     * - maxEjectedPercent) / 100)}, and at least one (with one upstream, or 100%, it never leaves
+     * the cluster empty: a cluster that rejects every client for a while is worse than one that
+     * tries its last upstream).
+     */
+    public int minInService(int upstreams) {
+      int kept = (upstreams * (100 - maxEjectedPercent) + 99) / 100;
+      return Math.max(1, Math.min(upstreams, kept));
+    }
   }
 
   /**
-   * Connect retries: a connect that is refused or times out is tried on another upstream, at most
-   * {@code tries} connects in all, within {@code within} (nothing was sent to the client yet, so
-   * this is safe).
+   * Connect retries: a connect that is refused or times out (or whose upstream TLS handshake fails
+   * or times out) is tried on another upstream, at most {@code tries} connects in all; a failed
+   * connect is retried when it started within {@code within} of the first ({@link Duration#ZERO}:
+   * no limit), so a client waits at most {@code within} plus one connect. Nothing was sent to the
+   * client yet, so this is safe.
    */
   public record Retries(int tries, Duration within) {
     public static final Retries DEFAULTS = new Retries(3, Duration.ofSeconds(5));
@@ -146,11 +180,27 @@ public record ClusterConfig(
    * @param serverName the name sent as SNI and verified; null for the upstream's host
    * @param alpn protocols to offer
    * @param certificate the client certificate to present (mTLS), or null
+   * @param handshakeTimeout how long the TLS handshake may take once the TCP connect is up; one
+   *     that times out is retried on another upstream like a connect that does ({@link
+   *     Duration#ZERO}: no limit)
    */
   public record UpstreamTls(
-      Path ca, String serverName, List<String> alpn, ListenerTls.Certificate certificate) {
+      Path ca,
+      String serverName,
+      List<String> alpn,
+      ListenerTls.Certificate certificate,
+      Duration handshakeTimeout) {
+    /** The default handshake timeout, as for a client's handshake with a listener. */
+    public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
+
     public UpstreamTls {
       alpn = List.copyOf(alpn);
+    }
+
+    /** With the default handshake timeout. */
+    public UpstreamTls(
+        Path ca, String serverName, List<String> alpn, ListenerTls.Certificate certificate) {
+      this(ca, serverName, alpn, certificate, DEFAULT_HANDSHAKE_TIMEOUT);
     }
   }
 }

@@ -610,12 +610,14 @@ public final class ConfigReader {
         f.containsKey("healthCheck") ? healthCheck(f.get("healthCheck"), tls != null) : null;
     ClusterConfig.PassiveHealth passive = ClusterConfig.PassiveHealth.DEFAULTS;
     if (f.containsKey("passive")) {
-      Map<String, YamlNode> p = f.get("passive").fields("failures", "backoff", "maxBackoff");
+      Map<String, YamlNode> p =
+          f.get("passive").fields("failures", "backoff", "maxBackoff", "maxEjectedPercent");
       passive =
           new ClusterConfig.PassiveHealth(
               p.containsKey("failures") ? intIn(p.get("failures"), 0, 1000, 3) : 3,
               timeout(p, "backoff", passive.backoff()),
-              timeout(p, "maxBackoff", passive.maxBackoff()));
+              timeout(p, "maxBackoff", passive.maxBackoff()),
+              maxEjectedPercent(p.get("maxEjectedPercent")));
       if (passive.maxBackoff().compareTo(passive.backoff()) < 0) {
         f.get("passive").problem("maxBackoff is shorter than backoff");
       }
@@ -645,6 +647,24 @@ public final class ConfigReader {
             resolve,
             tls,
             proxyProtocol);
+  }
+
+  /** A share of upstreams, written {@code 50%} or {@code 50}. */
+  private int maxEjectedPercent(YamlNode node) {
+    int fallback = ClusterConfig.PassiveHealth.DEFAULT_MAX_EJECTED_PERCENT;
+    if (node == null) {
+      return fallback;
+    }
+    String text = node.text().orElse(null);
+    if (text == null || !text.strip().endsWith("%")) {
+      return intIn(node, 0, 100, fallback);
+    }
+    String number = text.strip().substring(0, text.strip().length() - 1).strip();
+    if (!number.matches("\\d{1,3}") || Integer.parseInt(number) > 100) {
+      node.problem("'" + text + "' is not a share of 0% to 100%");
+      return fallback;
+    }
+    return Integer.parseInt(number);
   }
 
   private ClusterConfig.HealthCheck healthCheck(YamlNode node, boolean clusterTls) {
@@ -680,7 +700,8 @@ public final class ConfigReader {
 
   private ClusterConfig.UpstreamTls upstreamTls(YamlNode node) {
     Map<String, YamlNode> f =
-        node.fields("ca", "serverName", "alpn", "cert", "key", "p12", "password");
+        node.fields(
+            "ca", "serverName", "alpn", "cert", "key", "p12", "password", "handshakeTimeout");
     Path ca = null;
     if (f.containsKey("ca")) {
       ca = readableFile(f.get("ca"));
@@ -701,7 +722,9 @@ public final class ConfigReader {
     } else if (f.containsKey("password")) {
       f.get("password").problem("a password goes with a client certificate (cert and key, or p12)");
     }
-    return new ClusterConfig.UpstreamTls(ca, serverName, alpn, certificate);
+    Duration handshakeTimeout =
+        timeout(f, "handshakeTimeout", ClusterConfig.UpstreamTls.DEFAULT_HANDSHAKE_TIMEOUT);
+    return new ClusterConfig.UpstreamTls(ca, serverName, alpn, certificate, handshakeTimeout);
   }
 
   // ---- timeouts and buffers ----

@@ -61,6 +61,8 @@ public enum CloseCause {
    * The upstream's TLS handshake failed (its certificate did not verify, no common protocol...).
    */
   UPSTREAM_TLS_FAILED("upstream_tls_failed"),
+  /** The upstream did not finish its TLS handshake in time (the cluster's tls.handshakeTimeout). */
+  UPSTREAM_TLS_TIMEOUT("upstream_tls_timeout"),
   /** No route for the client (no cluster for its server name). */
   NO_ROUTE("no_route"),
   /** The cluster had no upstream that could take a connection (all down, ejected or tried). */

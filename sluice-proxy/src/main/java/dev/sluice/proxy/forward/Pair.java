@@ -84,7 +84,10 @@ public final class Pair {
       return 1;
     }
 
-    /** The time within which those connects must start. */
+    /**
+     * A failed connect is tried again only if it started within this of the pair's first connect
+     * (0: no limit; {@link #maxTries} still bounds them).
+     */
     default long triesWithinNanos() {
       return 0;
     }
@@ -113,8 +116,11 @@ public final class Pair {
     /** A connect to it failed. */
     default void connectFailed(CloseCause cause, String detail) {}
 
-    /** A pair connected to it ended with {@code cause}. */
-    default void released(CloseCause cause) {}
+    /**
+     * A pair connected to it ended with {@code cause}; {@code quiet} when no byte had moved either
+     * way and the client had not ended its side (so nothing the client sent can have caused it).
+     */
+    default void released(CloseCause cause, boolean quiet) {}
 
     /** A pair connected to it read {@code bytes} from {@code side}. */
     default void bytesRead(Side side, int bytes) {}
@@ -349,8 +355,9 @@ public final class Pair {
       }
       case UpstreamChoice.To to -> target = to.upstream();
     }
+    long startedNanos = System.nanoTime();
     if (firstConnectNanos == 0) {
-      firstConnectNanos = System.nanoTime();
+      firstConnectNanos = startedNanos;
     }
     state = State.CONNECTING;
     TimeoutSettings timeouts = owner.timeouts();
@@ -371,7 +378,7 @@ public final class Pair {
     connected.whenComplete(
         (connection, error) -> {
           if (error != null) {
-            onConnectFailed(attempt, error);
+            onConnectFailed(attempt, startedNanos, error);
           }
         });
   }
@@ -379,7 +386,7 @@ public final class Pair {
   private CloseCause lastFailure;
   private String lastFailureDetail;
 
-  private void onConnectFailed(Upstream attempt, Throwable error) {
+  private void onConnectFailed(Upstream attempt, long startedNanos, Throwable error) {
     CloseCause failure = connectFailure(error);
     String detail = "to " + attempt.name() + ": " + error.getMessage();
     if (failure == CloseCause.FD_EXHAUSTED) {
@@ -403,7 +410,10 @@ public final class Pair {
       tried = new ArrayList<>(2);
     }
     tried.add(attempt);
-    boolean inTime = System.nanoTime() - firstConnectNanos < attempt.triesWithinNanos();
+    // Judged by when the failed attempt started, not by now: a connect that timed out has taken
+    // the whole connect timeout, which may be as long as the window itself.
+    long within = attempt.triesWithinNanos();
+    boolean inTime = within == 0 || startedNanos - firstConnectNanos < within;
     if (tried.size() < attempt.maxTries() && inTime && client.connection.isOpen()) {
       connect(); // nothing was sent to the client yet: try another upstream
       return;
@@ -413,8 +423,10 @@ public final class Pair {
 
   private static CloseCause connectFailure(Throwable error) {
     for (Throwable t = error; t != null; t = t.getCause()) {
-      if (t instanceof TlsHandshakeException) {
-        return CloseCause.UPSTREAM_TLS_FAILED;
+      if (t instanceof TlsHandshakeException h) {
+        return h.reason() instanceof TlsFailure f && f.kind() == TlsFailure.Kind.HANDSHAKE_TIMEOUT
+            ? CloseCause.UPSTREAM_TLS_TIMEOUT
+            : CloseCause.UPSTREAM_TLS_FAILED;
       }
       if (t instanceof SocketTimeoutException) {
         return CloseCause.CONNECT_TIMEOUT;
@@ -435,7 +447,7 @@ public final class Pair {
   private void onUpstreamActive(Connection c) {
     target.connected();
     if (state != State.CONNECTING) {
-      target.released(CloseCause.CLIENT_EOF);
+      target.released(CloseCause.CLIENT_EOF, true);
       c.close(); // the client went away while we connected
       return;
     }
@@ -622,7 +634,7 @@ public final class Pair {
     client.releaseAll();
     upstream.releaseAll();
     if (target != null && upstreamActive) {
-      target.released(cause);
+      target.released(cause, client.bytesRead == 0 && upstream.bytesRead == 0 && !client.ended);
     }
     if (onEnd != null) {
       onEnd.run();

@@ -71,13 +71,13 @@ public final class ProxyRuntime implements AutoCloseable {
   private volatile List<ListenerRuntime> published = List.of();
 
   /** What runs for a cluster besides its pairs: its health checks and DNS refreshes. */
-  private record ClusterJobs(HealthChecker checker, java.util.concurrent.Future<?> refresh) {
+  private record ClusterJobs(HealthChecker checker, DnsRefresh refresh) {
     void stop() {
       if (checker != null) {
         checker.close();
       }
       if (refresh != null) {
-        refresh.cancel(false);
+        refresh.stop();
       }
     }
   }
@@ -411,8 +411,8 @@ public final class ProxyRuntime implements AutoCloseable {
         TlsClient tls =
             c.tls() == null
                 ? null
-                : TlsSetup.client(c.tls(), Duration.ofSeconds(10), next.source(), c.name());
-        Cluster cluster = new Cluster(c, resolver, tls);
+                : TlsSetup.client(c.tls(), c.tls().handshakeTimeout(), next.source(), c.name());
+        Cluster cluster = new Cluster(c, resolver, tls, current); // carries current's state over
         loaded.put(cluster, files);
         map.put(c.name(), cluster);
       }
@@ -431,32 +431,32 @@ public final class ProxyRuntime implements AutoCloseable {
       }
     }
     for (Cluster cluster : next.values()) {
-      if (jobs.containsKey(cluster)) {
+      ClusterJobs running = jobs.get(cluster);
+      if (running != null) {
+        if (running.refresh() != null) {
+          running.refresh().now(); // a reload resolves names again, changed or not
+        }
         continue;
       }
+      cluster.adoptHealth();
       HealthChecker checker = null;
       if (cluster.config().healthCheck() != null) {
         checker = new HealthChecker(cluster, group);
         checker.start();
       }
-      java.util.concurrent.Future<?> refresh = null;
-      long every = cluster.config().resolveInterval().toNanos();
-      if (every > 0 && cluster.hasHostNames()) {
+      DnsRefresh refresh = null;
+      if (cluster.hasHostNames()) {
         HealthChecker checks = checker;
         refresh =
-            dns.scheduleWithFixedDelay(
+            new DnsRefresh(
+                cluster,
+                dns,
                 () -> {
-                  try {
-                    if (cluster.refresh() && checks != null) {
-                      checks.start(); // check the new upstreams too
-                    }
-                  } catch (RuntimeException e) {
-                    LOG.warn("resolving cluster {} failed", cluster.name(), e);
+                  if (checks != null) {
+                    checks.start(); // check the new upstreams too
                   }
-                },
-                every,
-                every,
-                TimeUnit.NANOSECONDS);
+                });
+        refresh.start();
       }
       jobs.put(cluster, new ClusterJobs(checker, refresh));
     }

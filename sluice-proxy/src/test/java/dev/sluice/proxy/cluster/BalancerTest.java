@@ -88,7 +88,7 @@ class BalancerTest {
       u.connected(); // load the counters as real pairs would, so least-connections spreads
       open.add(u);
       if (open.size() > 60) {
-        open.removeFirst().released(dev.sluice.proxy.forward.CloseCause.CLIENT_EOF);
+        open.removeFirst().released(dev.sluice.proxy.forward.CloseCause.CLIENT_EOF, false);
       }
     }
     double total = PICKS;

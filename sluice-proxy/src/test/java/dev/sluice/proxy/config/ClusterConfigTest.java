@@ -88,6 +88,35 @@ class ClusterConfigTest {
   }
 
   @Test
+  void theRetryWindowTheEjectionShareAndTheUpstreamHandshakeTimeoutAreReadAsWritten()
+      throws Exception {
+    ClusterConfig c =
+        read(
+                """
+                passive: {maxEjectedPercent: 25%}
+                retries: {within: none}
+                tls: {handshakeTimeout: 2s}
+            """,
+                "")
+            .clusters()
+            .getFirst();
+    assertThat(c.passive().maxEjectedPercent()).isEqualTo(25);
+    assertThat(c.retries().within()).as("none: no limit").isZero();
+    assertThat(c.tls().handshakeTimeout()).isEqualTo(Duration.ofSeconds(2));
+    ClusterConfig plain =
+        read("    passive: {maxEjectedPercent: 100}\n    tls: {}", "").clusters().getFirst();
+    assertThat(plain.passive().maxEjectedPercent()).isEqualTo(100);
+    assertThat(plain.tls().handshakeTimeout()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(problems("    passive: {maxEjectedPercent: 150%}", ""))
+        .singleElement()
+        .satisfies(p -> assertThat(p.path()).isEqualTo("clusters[0].passive.maxEjectedPercent"))
+        .satisfies(p -> assertThat(p.message()).contains("0% to 100%"));
+    assertThat(problems("    passive: {maxEjectedPercent: 101}", ""))
+        .extracting(Problem::path)
+        .containsExactly("clusters[0].passive.maxEjectedPercent");
+  }
+
+  @Test
   void senselessClusterOptionsAreRefusedWithTheirPlace() {
     assertThat(problems("    balance: random", ""))
         .singleElement()

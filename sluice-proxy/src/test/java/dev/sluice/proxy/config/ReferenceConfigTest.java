@@ -100,6 +100,7 @@ class ReferenceConfigTest {
     assertThat(secure.tls().alpn()).containsExactly("http/1.1");
     assertThat(secure.tls().certificate()).isNotNull();
     assertThat(secure.tls().ca()).isEqualTo(dir.resolve("server-ca.pem"));
+    assertThat(secure.tls().handshakeTimeout()).isEqualTo(Duration.ofSeconds(10));
     assertThat(secure.healthCheck().type()).isEqualTo(ClusterConfig.CheckType.TLS);
 
     assertThat(config.admin().address()).isEqualTo(Endpoint.parse("127.0.0.1:9000"));
