@@ -12,7 +12,12 @@ import dev.sluice.testing.TestPki;
 import java.io.IOException;
 import java.net.Socket;
 import java.nio.file.Path;
+import java.security.KeyStore;
 import java.util.concurrent.CompletableFuture;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLServerSocket;
+import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -104,6 +109,74 @@ class TlsCloseForwardingTest {
         assertThat(server.getInputStream().read()).isEqualTo(-1);
         Pair pair = proxy.awaitClosed(1).getFirst(); // not left in CLOSING for ever
         assertThat(pair.cause()).isIn(CloseCause.CLIENT_EOF, CloseCause.HALF_CLOSE_TIMEOUT);
+      }
+    }
+  }
+
+  @Test
+  void aTls12UpstreamsCloseNotifyWhileTheClientStillSendsEndsThePair() throws Exception {
+    // The upstream leg over TLS 1.2: the server says close_notify (keeping its socket open, reading
+    // nothing) while the client streams on. What the client sends next can go nowhere.
+    KeyStore store = KeyStore.getInstance("PKCS12");
+    try (var in = java.nio.file.Files.newInputStream(pki.serverP12)) {
+      store.load(in, TestPki.PASSWORD);
+    }
+    KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+    keys.init(store, TestPki.PASSWORD);
+    SSLContext context = SSLContext.getInstance("TLS");
+    context.init(keys.getKeyManagers(), null, null);
+    try (SSLServerSocket listening =
+        (SSLServerSocket)
+            context
+                .getServerSocketFactory()
+                .createServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+      listening.setEnabledProtocols(new String[] {"TLSv1.2"});
+      try (ProxyFixture proxy =
+              ProxyFixture.start(
+                  """
+                  listeners:
+                    - {name: front, address: "127.0.0.1:0", cluster: secure}
+                  clusters:
+                    - name: secure
+                      upstreams: [{address: "127.0.0.1:%d"}]
+                      tls: {ca: "%s", serverName: localhost}
+                  """
+                      .formatted(listening.getLocalPort(), pki.caCert),
+                  dir);
+          EchoClient.Streams client =
+              EchoClient.open(proxy.address("front"), Security.PLAIN, null)) {
+        client.out.write('c');
+        client.out.flush();
+        try (SSLSocket server = (SSLSocket) listening.accept()) {
+          server.setSoTimeout((int) Await.PATIENCE.toMillis());
+          assertThat(server.getInputStream().read()).isEqualTo('c');
+          assertThat(server.getSession().getProtocol()).isEqualTo("TLSv1.2");
+          CompletableFuture<Void> streaming = new CompletableFuture<>();
+          Thread.ofVirtual()
+              .start(
+                  () -> {
+                    byte[] piece = new PayloadPattern(29).bytes(0, 64 * 1024);
+                    try {
+                      for (int i = 0; i < (1 << 14); i++) { // at most 1 GiB
+                        client.out.write(piece);
+                      }
+                    } catch (IOException e) {
+                      // the proxy ended the pair: what this test waits for
+                    }
+                    streaming.complete(null);
+                  });
+          server
+              .getOutputStream()
+              .write("bye".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+          server.getOutputStream().flush();
+          server.shutdownOutput(); // close_notify
+          assertThat(client.in.readNBytes(3)).asString().isEqualTo("bye");
+          Pair pair = proxy.awaitClosed(1).getFirst();
+          assertThat(pair.cause())
+              .isIn(CloseCause.UPSTREAM_EOF, CloseCause.UPSTREAM_RESET, CloseCause.UNDELIVERABLE);
+          assertThat(streaming).succeedsWithin(Await.PATIENCE);
+          assertThat(proxy.runtime().budget().used()).isZero();
+        }
       }
     }
   }
