@@ -47,6 +47,17 @@ public final class ConfigReader {
   private static final Pattern HOST_NAME =
       Pattern.compile("(\\*\\.)?([a-z0-9]([a-z0-9-]*[a-z0-9])?\\.)*[a-z0-9]([a-z0-9-]*[a-z0-9])?");
   private static final long MIN_BYTES_IN_FLIGHT = 64 * 1024;
+
+  /** The timeouts a listener may set for its pairs (the fields of {@link TimeoutSettings}). */
+  private static final String[] PAIR_TIMEOUTS = {
+    "connect", "idle", "handshake", "halfClose", "maxConnectionDuration", "writeStall"
+  };
+
+  /** The global timeouts: a pair's, and the drain's. */
+  private static final String[] GLOBAL_TIMEOUTS = {
+    "connect", "idle", "handshake", "halfClose", "maxConnectionDuration", "writeStall", "drain"
+  };
+
   private static final int DEFAULT_CLIENT_HELLO_BYTES = 16 * 1024;
 
   private final String file;
@@ -109,17 +120,7 @@ public final class ConfigReader {
     Map<String, YamlNode> f =
         root.fields("listeners", "clusters", "timeouts", "buffers", "admin", "accessLog");
     Map<String, YamlNode> t =
-        f.containsKey("timeouts")
-            ? f.get("timeouts")
-                .fields(
-                    "connect",
-                    "idle",
-                    "handshake",
-                    "halfClose",
-                    "maxConnectionDuration",
-                    "writeStall",
-                    "drain")
-            : Map.of();
+        f.containsKey("timeouts") ? f.get("timeouts").fields(GLOBAL_TIMEOUTS) : Map.of();
     TimeoutSettings timeouts = timeouts(t, TimeoutSettings.DEFAULTS);
     Duration drain = timeout(t, "drain", Duration.ofSeconds(30));
     GlobalBuffers buffers = buffers(f.get("buffers"));
@@ -246,16 +247,7 @@ public final class ConfigReader {
     int maxConnections = f.containsKey("maxConnections") ? limit(f.get("maxConnections")) : 0;
     TimeoutSettings timeouts =
         f.containsKey("timeouts")
-            ? timeouts(
-                f.get("timeouts")
-                    .fields(
-                        "connect",
-                        "idle",
-                        "handshake",
-                        "halfClose",
-                        "maxConnectionDuration",
-                        "writeStall"),
-                globalTimeouts)
+            ? timeouts(f.get("timeouts").fields(PAIR_TIMEOUTS), globalTimeouts)
             : globalTimeouts;
     ReadSizes reads =
         f.containsKey("buffers")
