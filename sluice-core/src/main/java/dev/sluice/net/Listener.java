@@ -94,6 +94,9 @@ public final class Listener implements AutoCloseable {
     } catch (UnresolvedAddressException e) {
       server.close(); // unchecked, but a failed bind all the same: the socket must not leak
       throw new IOException("cannot listen on " + address + ": the host name does not resolve", e);
+    } catch (RuntimeException e) {
+      server.close(); // an unsupported address type, a security manager: nor must it leak then
+      throw e;
     }
     Listener listener = new Listener(group, loop, server, options, handlers);
     try {

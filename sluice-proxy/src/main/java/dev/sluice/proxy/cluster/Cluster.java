@@ -212,11 +212,33 @@ public final class Cluster {
         }
         if (all.isEmpty()) {
           failed.add(new Unresolved(tcp.toString(), problem));
-          LOG.warn("cluster {}: {} {}", name(), tcp.host(), problem);
+          all.addAll(lastAnswer(tcp)); // a lookup that fails now is a blip, not an empty answer
+          LOG.warn(
+              "cluster {}: {} {}{}",
+              name(),
+              tcp.host(),
+              problem,
+              all.isEmpty() ? "" : "; keeping its last addresses");
         }
         yield all;
       }
     };
+  }
+
+  /**
+   * The addresses {@code tcp} had: the running targets for it, or while this cluster is being built
+   * to take over from another, that one's (a reload during a DNS failure keeps its upstreams).
+   */
+  private List<Resolved> lastAnswer(Endpoint.Tcp tcp) {
+    Collection<UpstreamTarget> known = inherited != null ? inherited.values() : upstreams;
+    String prefix = tcp + " (";
+    List<Resolved> kept = new ArrayList<>();
+    for (UpstreamTarget u : known) {
+      if (u.name().startsWith(prefix)) {
+        kept.add(new Resolved(u.name(), u.address(), tcp.host()));
+      }
+    }
+    return kept;
   }
 
   private static boolean isLiteral(String host) {

@@ -36,6 +36,9 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
   /** Queued on the loop until the budget has room. */
   boolean waitingForBudget;
 
+  /** Bytes it sent were lost: reset it once the bytes pending for it are written. */
+  private boolean resetWhenDrained;
+
   /** This side ended its output (EOF); the peer's output is shut down in turn. */
   boolean ended;
 
@@ -143,10 +146,22 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
     }
     if (error != null) {
       pair.undeliverable(this); // what it read is lost: its sender must not see a clean end
-    } else if (pausedForPeer && charged == 0) {
+      return;
+    }
+    Leg owed = peer();
+    if (owed.resetWhenDrained && dest != null && dest.isOpen() && dest.pendingWriteBytes() == 0) {
+      dest.reset(); // it has all it was owed; what it sent was lost
+    }
+    if (pausedForPeer && charged == 0) {
       pausedForPeer = false;
       resumeIfForwarding();
     }
+  }
+
+  /** Stops reading this side, whose bytes can go nowhere, and resets it once drained. */
+  void resetOnceDrained() {
+    resetWhenDrained = true;
+    connection.pauseReading();
   }
 
   /** The budget has room again. */
@@ -157,7 +172,11 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
   }
 
   private void resumeIfForwarding() {
-    if (pair.forwarding() && connection != null && connection.isOpen() && !closed) {
+    if (pair.forwarding()
+        && connection != null
+        && connection.isOpen()
+        && !closed
+        && !resetWhenDrained) {
       connection.resumeReading();
     }
   }

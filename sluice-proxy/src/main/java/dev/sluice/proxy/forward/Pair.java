@@ -144,6 +144,13 @@ public final class Pair {
   private State state = State.OPENING;
   private CloseCause cause;
   private String causeDetail;
+
+  /**
+   * The cause is an end of stream heard while the other leg was still open: what ends that leg (a
+   * timeout, a reset, undeliverable bytes, the drain) says better why the pair ended.
+   */
+  private boolean causeProvisional;
+
   private Side firstEnded;
   private String serverName;
   private String applicationProtocol;
@@ -475,13 +482,14 @@ public final class Pair {
   }
 
   void onLegClosed(Leg leg, CloseReason reason) {
-    if (cause == null) {
-      cause = classify(leg.side(), reason);
-      causeDetail = detail(reason);
-    }
     Leg other = leg(leg.side().other());
     Connection otherConnection = other.connection;
     boolean otherOpen = otherConnection != null && otherConnection.isOpen();
+    if (cause == null || causeProvisional) {
+      cause = classify(leg.side(), reason);
+      causeDetail = detail(reason);
+      causeProvisional = otherOpen && reason instanceof CloseReason.Normal;
+    }
     if (otherOpen && !(reason instanceof CloseReason.Normal)) {
       otherConnection.reset(); // a reset, an error, a timeout on one leg ends the pair at once
     }
@@ -499,20 +507,24 @@ public final class Pair {
 
   /**
    * Bytes read from {@code from} can reach no one (its peer closed, or the write to it failed): its
-   * sender must not take the loss for a clean end, so that leg is reset.
+   * sender must not take the loss for a clean end, so that leg is reset, once it has what is still
+   * pending for it (the write-stall timeout bounds that wait).
    */
   void undeliverable(Leg from) {
     String what =
         side(from.side()) + "'s bytes could not be delivered: the " + side(from.side().other());
-    if (cause == null) {
+    if (cause == null || causeProvisional) {
       cause = CloseCause.UNDELIVERABLE;
-      causeDetail = what + " could take no more";
-    } else if (cause == CloseCause.CLIENT_EOF || cause == CloseCause.UPSTREAM_EOF) {
-      causeDetail = what + " had closed; the " + side(from.side()) + " was reset";
+      causeDetail = what + (causeProvisional ? " had closed" : " could take no more");
+      causeProvisional = false;
     }
     Connection c = from.connection;
     if (c != null && c.isOpen()) {
-      c.reset();
+      if (c.pendingWriteBytes() > 0) {
+        from.resetOnceDrained(); // first the bytes it is owed (a response before close_notify)
+      } else {
+        c.reset();
+      }
     }
   }
 
@@ -579,9 +591,10 @@ public final class Pair {
     if (state == State.CLOSED) {
       return;
     }
-    if (cause == null) {
+    if (cause == null || causeProvisional) {
       cause = why;
       causeDetail = detail;
+      causeProvisional = false;
     }
     // A FIN (or close_notify) tells the peer it has everything: never send one over bytes that
     // are still pending, or that a paused leg left unread.

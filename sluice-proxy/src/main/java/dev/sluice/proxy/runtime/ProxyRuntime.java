@@ -240,6 +240,7 @@ public final class ProxyRuntime implements AutoCloseable {
       }
     } catch (IOException | RuntimeException e) {
       fresh.values().forEach(ListenerRuntime::unbind);
+      budget.keepShares(listeners.keySet()); // a new listener's share must not halve the others'
       if (e instanceof RuntimeException) {
         LOG.warn("binding listener {} on {} failed", binding.name(), binding.address(), e);
       }

@@ -217,4 +217,43 @@ class DnsTest {
       }
     }
   }
+
+  @Test
+  void aLookupThatFailsKeepsTheLastAnswerAcrossARebuildingReload() throws Exception {
+    try (KillableEcho upstream = KillableEcho.on("127.0.0.1")) {
+      AtomicReference<List<InetAddress>> answer =
+          new AtomicReference<>(List.of(InetAddress.getByName("127.0.0.1")));
+      Resolver resolver =
+          host -> {
+            if (answer.get().isEmpty()) {
+              throw new UnknownHostException(host + ": the resolver is down");
+            }
+            return answer.get();
+          };
+      String yaml =
+          """
+          listeners:
+            - {name: front, address: "127.0.0.1:0", cluster: svc}
+          clusters:
+            - name: svc
+              balance: %s
+              upstreams: [{address: "svc.test:%d"}]
+          """;
+      ProxyRuntime proxy = start(yaml.formatted("roundrobin", upstream.port()), resolver, dir);
+      try {
+        echo(proxy, 'a');
+        answer.set(List.of()); // a DNS blip, as a reload rebuilds the cluster
+        proxy.reload(
+            ConfigReader.read(yaml.formatted("leastconn", upstream.port()), "test.yaml", dir));
+        Cluster rebuilt = proxy.clusters().get("svc");
+        assertThat(rebuilt.config().balance().toString()).containsIgnoringCase("leastconn");
+        assertThat(rebuilt.upstreams()).as("the last answer, kept").hasSize(1);
+        assertThat(rebuilt.unresolved()).as("and the failure shown").hasSize(1);
+        echo(proxy, 'b');
+        assertThat(upstream.accepted()).isEqualTo(2);
+      } finally {
+        proxy.shutdown(Duration.ZERO);
+      }
+    }
+  }
 }
