@@ -122,6 +122,38 @@ class BudgetShareTest {
     }
   }
 
+  @Test
+  void aReloadThatFailsToBindANewListenerLeavesTheShareAsItWas() throws Exception {
+    String yaml =
+        """
+        listeners:
+          - {name: a, address: "127.0.0.1:0", cluster: echo}
+        %s
+        buffers: {maxBytesInFlight: 64KiB}
+        clusters:
+          - {name: echo, upstreams: [{address: "127.0.0.1:9"}]}
+        """;
+    try (java.net.ServerSocket taken =
+            new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+        ProxyFixture proxy = ProxyFixture.start(yaml.formatted(""), dir)) {
+      InFlightBudget.Share a = proxy.listener("a").budget();
+      assertThat(a.limit()).isEqualTo(BUDGET);
+      String withB =
+          yaml.formatted(
+              "  - {name: b, address: \"127.0.0.1:%d\", cluster: echo}"
+                  .formatted(taken.getLocalPort()));
+      org.assertj.core.api.Assertions.assertThatThrownBy(
+              () ->
+                  proxy
+                      .runtime()
+                      .reload(dev.sluice.proxy.config.ConfigReader.read(withB, "test.yaml", dir)))
+          .hasMessageContaining("listeners.b.address");
+      assertThat(a.limit())
+          .as("the only listener's share after the failed reload")
+          .isEqualTo(BUDGET);
+    }
+  }
+
   /** Pairs whose client has bytes of its echo pending at the proxy. */
   private static int stalledPairs(ProxyFixture proxy) {
     AtomicInteger n = new AtomicInteger();
