@@ -146,9 +146,11 @@ class FailoverTest {
   void aRefusedConnectIsRetriedOnAnotherUpstreamWithNoClientVisibleError() throws Exception {
     try (KillableEcho dead = KillableEcho.on("127.0.0.1");
         KillableEcho live = KillableEcho.on("127.0.0.1")) {
-      dead.kill();
       try (ProxyFixture proxy =
           ProxyFixture.start(yaml("    passive: {failures: 0}", dead, live), dir)) {
+        // Killed once the proxy is bound: its listener, on an ephemeral port, cannot be given the
+        // dead upstream's port (the proxy would then connect to itself).
+        dead.kill();
         for (int i = 0; i < 20; i++) {
           echoOnce(proxy).close();
         }
