@@ -1,5 +1,6 @@
 package dev.sluice.proxy.testing;
 
+import dev.sluice.testing.Await;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -20,6 +21,7 @@ public final class KillableEcho implements AutoCloseable {
   private final List<Socket> open = new CopyOnWriteArrayList<>();
   private final AtomicInteger accepted = new AtomicInteger();
   private volatile ServerSocket server;
+  private Thread acceptor;
 
   private KillableEcho(InetSocketAddress address) throws IOException {
     this.address = address;
@@ -44,20 +46,21 @@ public final class KillableEcho implements AutoCloseable {
     s.bind(bound != null ? bound : address, 256);
     bound = (InetSocketAddress) s.getLocalSocketAddress();
     server = s;
-    Thread.ofVirtual()
-        .start(
-            () -> {
-              while (!s.isClosed()) {
-                try {
-                  Socket c = s.accept();
-                  accepted.incrementAndGet();
-                  open.add(c);
-                  Thread.ofVirtual().start(() -> echo(c));
-                } catch (IOException closed) {
-                  return;
-                }
-              }
-            });
+    acceptor =
+        Thread.ofVirtual()
+            .start(
+                () -> {
+                  while (!s.isClosed()) {
+                    try {
+                      Socket c = s.accept();
+                      accepted.incrementAndGet();
+                      open.add(c);
+                      Thread.ofVirtual().start(() -> echo(c));
+                    } catch (IOException closed) {
+                      return;
+                    }
+                  }
+                });
   }
 
   private void echo(Socket c) {
@@ -76,9 +79,19 @@ public final class KillableEcho implements AutoCloseable {
     }
   }
 
-  /** Resets every connection and closes the port. */
+  /**
+   * Resets every connection and closes the port. The JDK closes a listening socket that a thread is
+   * accepting on only once that thread has left accept: until then connects still succeed (and are
+   * reset), so this waits for it.
+   */
   public synchronized void kill() throws IOException {
     server.close();
+    try {
+      acceptor.join(Await.PATIENCE);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted waiting for the port to close", e);
+    }
     for (Socket c : open) {
       try {
         c.setSoLinger(true, 0);
