@@ -163,15 +163,6 @@ public final class Health {
   }
 
   /**
-   * A real connect to it failed (refused, timed out, its TLS handshake failed).
-   *
-   * @return whether this ejected it
-   */
-  public synchronized boolean connectFailed(long nowNanos, String problem) {
-    return failed(Failure.CONNECT, nowNanos, problem, true) == Verdict.EJECTED;
-  }
-
-  /**
    * A real connection to it failed; {@code mayEject} says whether its cluster can spare it. Each
    * kind of failure has its own run, ended by its own kind of success (a connect that succeeds does
    * not end a run of resets: each of those connections did connect first). One that cannot be

@@ -197,6 +197,18 @@ public record ClusterConfig(
       alpn = List.copyOf(alpn);
     }
 
+    /** The files it is read from: the CA and the client certificate's (to watch, and compare). */
+    public List<Path> files() {
+      List<Path> files = new java.util.ArrayList<>();
+      if (ca != null) {
+        files.add(ca);
+      }
+      if (certificate != null) {
+        files.addAll(certificate.files());
+      }
+      return List.copyOf(files);
+    }
+
     /** With the default handshake timeout. */
     public UpstreamTls(
         Path ca, String serverName, List<String> alpn, ListenerTls.Certificate certificate) {

@@ -1,5 +1,6 @@
 package dev.sluice.proxy.forward;
 
+import dev.sluice.net.ByteAccount;
 import dev.sluice.net.EventLoop;
 import dev.sluice.net.LoopLocal;
 import java.util.ArrayDeque;
@@ -115,9 +116,11 @@ public final class InFlightBudget {
 
   /**
    * One listener's draw on the budget: what its pairs hold, which is at most half of the bound
-   * while other listeners share it.
+   * while other listeners share it. Its first stages (a ClientHello being read, a PROXY protocol
+   * header, the TLS port's first bytes) charge what they hold to it too, as a {@link ByteAccount}:
+   * legs then wait for room while first stages hold much of it.
    */
-  public final class Share {
+  public final class Share implements ByteAccount {
     private final String listener;
     private final AtomicLong held = new AtomicLong();
 
@@ -161,14 +164,16 @@ public final class InFlightBudget {
       return false;
     }
 
-    /** Records {@code bytes} of a new pending copy of this listener's. */
-    void charge(long bytes) {
+    /** Records {@code bytes} of a new pending copy (or first-stage hold) of this listener's. */
+    @Override
+    public void charge(long bytes) {
       held.addAndGet(bytes);
       InFlightBudget.this.charge(bytes);
     }
 
-    /** Records that {@code bytes} of this listener's pending copies have drained. */
-    void release(long bytes) {
+    /** Records that {@code bytes} of this listener's pending copies (or holds) have gone. */
+    @Override
+    public void release(long bytes) {
       long now = held.addAndGet(-bytes);
       InFlightBudget.this.release(bytes);
       long limit = limit();

@@ -16,7 +16,6 @@ import dev.sluice.proxy.config.ReadSizes;
 import dev.sluice.proxy.config.Route;
 import dev.sluice.proxy.config.TimeoutSettings;
 import dev.sluice.proxy.forward.CloseCause;
-import dev.sluice.proxy.forward.FirstStageHold;
 import dev.sluice.proxy.forward.InFlightBudget;
 import dev.sluice.proxy.forward.Pair;
 import dev.sluice.proxy.forward.UpstreamChoice;
@@ -59,7 +58,6 @@ public final class ListenerRuntime implements Pair.Owner {
   private final String name;
   private final ListenerStats stats;
   private final InFlightBudget.Share budget;
-  private final FirstStageHold firstStageHold;
   private final PairObserver observer;
   private volatile Settings settings;
   private volatile Listener listener;
@@ -76,7 +74,6 @@ public final class ListenerRuntime implements Pair.Owner {
     this.name = settings.config().name();
     this.settings = settings;
     this.budget = budget.share(name);
-    this.firstStageHold = new FirstStageHold(this.budget);
     this.observer = observer;
     this.stats = stats != null ? stats : new ListenerStats(name);
   }
@@ -199,13 +196,13 @@ public final class ListenerRuntime implements Pair.Owner {
     ConnectionHandler first =
         switch (now.config().tls()) {
           case null -> pair.client();
-          case ListenerTls.Terminate t -> now.tls().newPortHandler(pair.client(), firstStageHold);
+          case ListenerTls.Terminate t -> now.tls().newPortHandler(pair.client(), budget);
           case ListenerTls.Passthrough p ->
               new DetectingHandler(
                   new ClientHelloDetector(pair, p.maxClientHelloBytes()),
                   p.maxClientHelloBytes(),
                   now.config().timeouts().handshake(),
-                  firstStageHold);
+                  budget);
         };
     Limits limits = now.config().limits();
     boolean byAddress =
@@ -213,9 +210,7 @@ public final class ListenerRuntime implements Pair.Owner {
     ConnectionHandler client = byAddress ? new AddressCheck(pair, now.admission(), first) : first;
     // With PROXY protocol the header comes before everything (the TLS handshake, the ClientHello),
     // and the address limits judge the client it names, as HAProxy's ACLs do after accept-proxy.
-    return now.proxyProtocol() == null
-        ? client
-        : now.proxyProtocol().first(pair, client, firstStageHold);
+    return now.proxyProtocol() == null ? client : now.proxyProtocol().first(pair, client, budget);
   }
 
   private static ConnectionHandler refuse(Pair pair, CloseCause cause, String detail) {

@@ -6,10 +6,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -28,15 +26,8 @@ record TlsFiles(Map<Path, String> digests) {
     if (tls == null) {
       return NONE;
     }
-    List<Path> files = new ArrayList<>();
-    if (tls.ca() != null) {
-      files.add(tls.ca());
-    }
-    if (tls.certificate() != null) {
-      files.addAll(tls.certificate().files());
-    }
     Map<Path, String> digests = new HashMap<>();
-    for (Path file : files) {
+    for (Path file : tls.files()) {
       digests.put(file, digest(file));
     }
     return new TlsFiles(Map.copyOf(digests));

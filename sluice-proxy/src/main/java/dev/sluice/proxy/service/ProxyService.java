@@ -264,12 +264,7 @@ public final class ProxyService implements AutoCloseable {
     // An upstream CA or client certificate renewed in place must reach new connections too.
     for (ClusterConfig c : config.clusters()) {
       if (c.tls() != null) {
-        if (c.tls().ca() != null) {
-          files.add(c.tls().ca().toAbsolutePath());
-        }
-        if (c.tls().certificate() != null) {
-          c.tls().certificate().files().forEach(file -> files.add(file.toAbsolutePath()));
-        }
+        c.tls().files().forEach(file -> files.add(file.toAbsolutePath()));
       }
     }
     return files;

@@ -39,23 +39,23 @@ class HealthTest {
   @Test
   void passiveEjectionLastsItsBackoffWhichDoublesUpToTheMax() {
     Health h = new Health(null, PASSIVE, 0);
-    assertThat(h.connectFailed(1 * S, "refused")).isFalse();
-    assertThat(h.connectFailed(1 * S, "refused")).isFalse();
-    assertThat(h.connectFailed(1 * S, "refused")).isTrue();
+    assertThat(connectFailed(h, 1 * S, "refused")).isFalse();
+    assertThat(connectFailed(h, 1 * S, "refused")).isFalse();
+    assertThat(connectFailed(h, 1 * S, "refused")).isTrue();
     assertThat(h.available(5 * S)).isFalse();
     assertThat(h.available(6 * S)).as("without a check it comes back after 5 s").isTrue();
     for (int i = 0; i < 3; i++) {
-      h.connectFailed(6 * S, "refused");
+      connectFailed(h, 6 * S, "refused");
     }
     assertThat(h.available(15 * S)).isFalse();
     assertThat(h.available(16 * S)).as("10 s the second time").isTrue();
     for (int i = 0; i < 3; i++) {
-      h.connectFailed(16 * S, "refused");
+      connectFailed(h, 16 * S, "refused");
     }
     assertThat(h.available(35 * S)).isFalse();
     assertThat(h.available(36 * S)).as("20 s, the maximum").isTrue();
     for (int i = 0; i < 3; i++) {
-      h.connectFailed(36 * S, "refused");
+      connectFailed(h, 36 * S, "refused");
     }
     assertThat(h.available(56 * S)).as("still 20 s").isTrue();
   }
@@ -63,19 +63,19 @@ class HealthTest {
   @Test
   void aSuccessfulConnectEndsTheRunOfFailuresAndResetsTheBackoff() {
     Health h = new Health(null, PASSIVE, 0);
-    h.connectFailed(0, "x");
-    h.connectFailed(0, "x");
+    connectFailed(h, 0, "x");
+    connectFailed(h, 0, "x");
     h.connectSucceeded();
-    assertThat(h.connectFailed(0, "x")).isFalse();
-    assertThat(h.connectFailed(0, "x")).isFalse();
-    assertThat(h.connectFailed(0, "x")).isTrue();
+    assertThat(connectFailed(h, 0, "x")).isFalse();
+    assertThat(connectFailed(h, 0, "x")).isFalse();
+    assertThat(connectFailed(h, 0, "x")).isTrue();
   }
 
   @Test
   void anEjectedUpstreamComesBackThroughTheCheckOnlyAfterItsBackoff() {
     Health h = new Health(CHECK, PASSIVE, 0);
     for (int i = 0; i < 3; i++) {
-      h.connectFailed(0, "reset");
+      connectFailed(h, 0, "reset");
     }
     assertThat(h.state(0)).isEqualTo(Health.State.EJECTED);
     assertThat(h.checkPassed(1 * S)).isFalse();
@@ -117,5 +117,10 @@ class HealthTest {
     assertThat(u.effectiveWeight(t)).isEqualTo(1.0); // a tenth at first
     assertThat(u.effectiveWeight(t + 5 * S)).isEqualTo(5.0);
     assertThat(u.effectiveWeight(t + 20 * S)).isEqualTo(10.0);
+  }
+
+  /** A failed connect its cluster could spare; whether it ejected the upstream. */
+  private static boolean connectFailed(Health h, long nowNanos, String problem) {
+    return h.failed(Health.Failure.CONNECT, nowNanos, problem, true) == Health.Verdict.EJECTED;
   }
 }
