@@ -7,7 +7,6 @@ import dev.sluice.proxy.forward.Pair;
 import dev.sluice.proxy.testing.KillableEcho;
 import dev.sluice.proxy.testing.ProxyFixture;
 import dev.sluice.testing.Await;
-import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketException;
@@ -51,22 +50,6 @@ class FailoverTest {
         .formatted(list.substring(0, list.length() - 2), extra);
   }
 
-  private static Socket echoOnce(ProxyFixture proxy) throws IOException {
-    InetSocketAddress address = (InetSocketAddress) proxy.address("front");
-    Socket s = new Socket(address.getAddress(), address.getPort());
-    s.setSoTimeout((int) Await.PATIENCE.toMillis());
-    s.getOutputStream().write('p');
-    assertThat(s.getInputStream().read()).isEqualTo('p');
-    return s;
-  }
-
-  private static UpstreamTarget target(ProxyFixture proxy, KillableEcho echo) {
-    return proxy.runtime().clusters().get("c").upstreams().stream()
-        .filter(u -> u.name().equals(echo.address()))
-        .findFirst()
-        .orElseThrow();
-  }
-
   @Test
   void aKilledUpstreamIsLeftAndABroughtBackOneRejoins() throws Exception {
     try (KillableEcho a = KillableEcho.on("127.0.0.1");
@@ -75,10 +58,14 @@ class FailoverTest {
         ProxyFixture proxy = ProxyFixture.start(yaml(CHECKED, a, b, c), dir)) {
       List<Socket> held = new ArrayList<>();
       for (int i = 0; i < 9; i++) {
-        held.add(echoOnce(proxy));
+        held.add(proxy.echoOnce("front", 'p'));
       }
       // Counted by the proxy: the health checks connect too, and are not pairs.
-      assertThat(List.of(target(proxy, a), target(proxy, b), target(proxy, c)))
+      assertThat(
+              List.of(
+                  proxy.upstream("c", a.address()),
+                  proxy.upstream("c", b.address()),
+                  proxy.upstream("c", c.address())))
           .extracting(UpstreamTarget::connects)
           .containsOnly(3L);
 
@@ -105,9 +92,9 @@ class FailoverTest {
 
       // New clients meanwhile: a connect refused by b is retried elsewhere, unseen by the client.
       for (int i = 0; i < 12; i++) {
-        echoOnce(proxy).close();
+        proxy.echoOnce("front", 'p').close();
       }
-      UpstreamTarget bTarget = target(proxy, b);
+      UpstreamTarget bTarget = proxy.upstream("c", b.address());
       // Out by passive ejection (its pairs' resets) or by the check, whichever comes first.
       Await.until(
           () -> !bTarget.health().available(System.nanoTime()),
@@ -116,7 +103,7 @@ class FailoverTest {
       long bConnects = bTarget.connects();
       long bFailures = bTarget.connectFailures();
       for (int i = 0; i < 20; i++) {
-        echoOnce(proxy).close();
+        proxy.echoOnce("front", 'p').close();
       }
       assertThat(bTarget.connects()).as("none to b while it is down").isEqualTo(bConnects);
       assertThat(bTarget.connectFailures()).as("nor tried").isEqualTo(bFailures);
@@ -130,7 +117,7 @@ class FailoverTest {
           .isLessThan(1.0);
       int bBefore = b.accepted();
       for (int i = 0; i < 30; i++) {
-        echoOnce(proxy).close();
+        proxy.echoOnce("front", 'p').close();
       }
       assertThat(b.accepted() - bBefore)
           .as("b takes connections again, a few at first")
@@ -152,10 +139,10 @@ class FailoverTest {
         // dead upstream's port (the proxy would then connect to itself).
         dead.kill();
         for (int i = 0; i < 20; i++) {
-          echoOnce(proxy).close();
+          proxy.echoOnce("front", 'p').close();
         }
-        assertThat(target(proxy, live).connects()).isEqualTo(20);
-        assertThat(target(proxy, dead).connectFailures()).isGreaterThanOrEqualTo(9);
+        assertThat(proxy.upstream("c", live.address()).connects()).isEqualTo(20);
+        assertThat(proxy.upstream("c", dead.address()).connectFailures()).isGreaterThanOrEqualTo(9);
         assertThat(proxy.awaitClosed(20))
             .extracting(Pair::cause)
             .doesNotContain(CloseCause.CONNECT_REFUSED);
@@ -168,7 +155,7 @@ class FailoverTest {
     try (KillableEcho dead = KillableEcho.on("127.0.0.1")) {
       dead.kill();
       try (ProxyFixture proxy = ProxyFixture.start(yaml(CHECKED, dead), dir)) {
-        UpstreamTarget target = target(proxy, dead);
+        UpstreamTarget target = proxy.upstream("c", dead.address());
         Await.until(
             () -> !target.health().available(System.nanoTime()), () -> "the check to mark it down");
         InetSocketAddress address = (InetSocketAddress) proxy.address("front");
@@ -192,9 +179,9 @@ class FailoverTest {
           ProxyFixture.start(
               yaml("    passive: {failures: 2, backoff: 1h, maxBackoff: 1h}", dead, live), dir)) {
         for (int i = 0; i < 10; i++) {
-          echoOnce(proxy).close();
+          proxy.echoOnce("front", 'p').close();
         }
-        UpstreamTarget target = target(proxy, dead);
+        UpstreamTarget target = proxy.upstream("c", dead.address());
         assertThat(target.health().state(System.nanoTime())).isEqualTo(Health.State.EJECTED);
         assertThat(target.ejections()).isEqualTo(1);
         assertThat(target.connectFailures()).as("two failures, then left alone").isEqualTo(2);

@@ -94,13 +94,6 @@ class ResetEjectionTest {
     client.close();
   }
 
-  private static UpstreamTarget target(ProxyFixture proxy, ScriptedUpstream u) {
-    return proxy.runtime().clusters().get("c").upstreams().stream()
-        .filter(t -> t.name().equals(u.address()))
-        .findFirst()
-        .orElseThrow();
-  }
-
   @Test
   void requestsThatMakeTheOnlyUpstreamResetDoNotTakeItFromTheOtherClients() throws Exception {
     try (ScriptedUpstream only = ScriptedUpstream.start();
@@ -129,7 +122,7 @@ class ResetEjectionTest {
         assertThat(good.getInputStream().read()).isEqualTo('G');
         upstream.close();
       }
-      assertThat(target(proxy, only).ejections()).isZero();
+      assertThat(proxy.upstream("c", only.address()).ejections()).isZero();
       assertThat(proxy.awaitClosed(bad.size() + 1))
           .extracting(Pair::cause)
           .doesNotContain(CloseCause.NO_HEALTHY_UPSTREAM);
@@ -166,7 +159,7 @@ class ResetEjectionTest {
           .extracting(Pair::cause)
           .containsOnly(CloseCause.UPSTREAM_RESET);
       long now = System.nanoTime();
-      assertThat(List.of(target(proxy, a), target(proxy, b)))
+      assertThat(List.of(proxy.upstream("c", a.address()), proxy.upstream("c", b.address())))
           .allSatisfy(t -> assertThat(t.ejections()).isZero())
           .allSatisfy(t -> assertThat(t.available(now)).isTrue());
     }
@@ -185,10 +178,12 @@ class ResetEjectionTest {
         assertResetOrEnded(client);
       }
       proxy.awaitClosed(8);
-      long ejections = target(proxy, a).ejections() + target(proxy, b).ejections();
+      long ejections =
+          proxy.upstream("c", a.address()).ejections()
+              + proxy.upstream("c", b.address()).ejections();
       assertThat(ejections).as("one of the two out, the other kept in").isEqualTo(1);
       long now = System.nanoTime();
-      assertThat(List.of(target(proxy, a), target(proxy, b)))
+      assertThat(List.of(proxy.upstream("c", a.address()), proxy.upstream("c", b.address())))
           .filteredOn(t -> t.available(now))
           .singleElement()
           .satisfies(t -> assertThat(t.health().lastProblem()).contains("before any byte"));

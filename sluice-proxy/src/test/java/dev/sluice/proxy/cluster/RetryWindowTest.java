@@ -10,7 +10,6 @@ import dev.sluice.proxy.testing.TlsEchoServer;
 import dev.sluice.proxy.testing.UnresponsiveUpstream;
 import dev.sluice.testing.Await;
 import dev.sluice.testing.TestPki;
-import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.file.Path;
@@ -43,22 +42,6 @@ class RetryWindowTest {
         .formatted(upstreams, cluster);
   }
 
-  private static void echoOnce(ProxyFixture proxy) throws IOException {
-    InetSocketAddress address = (InetSocketAddress) proxy.address("front");
-    try (Socket s = new Socket(address.getAddress(), address.getPort())) {
-      s.setSoTimeout((int) Await.PATIENCE.toMillis());
-      s.getOutputStream().write('r');
-      assertThat(s.getInputStream().read()).as("the echo through the healthy one").isEqualTo('r');
-    }
-  }
-
-  private static UpstreamTarget target(ProxyFixture proxy, String address) {
-    return proxy.runtime().clusters().get("c").upstreams().stream()
-        .filter(u -> u.name().equals(address))
-        .findFirst()
-        .orElseThrow();
-  }
-
   @ParameterizedTest(name = "{0}")
   @ValueSource(
       strings = {
@@ -77,9 +60,9 @@ class RetryWindowTest {
                     retries),
                 dir)) {
       for (int i = 0; i < CLIENTS; i++) {
-        echoOnce(proxy);
+        proxy.echoOnce("front", 'r').close(); // through the healthy one
       }
-      assertThat(target(proxy, dropping.address()).connectFailures())
+      assertThat(proxy.upstream("c", dropping.address()).connectFailures())
           .as("round-robin sent some to the upstream that drops SYNs first")
           .isPositive();
       assertThat(proxy.awaitClosed(CLIENTS))
@@ -106,10 +89,10 @@ class RetryWindowTest {
                         .formatted(pki.caCert)),
                 dir)) {
       for (int i = 0; i < CLIENTS; i++) {
-        echoOnce(proxy);
+        proxy.echoOnce("front", 'r').close(); // through the healthy one
       }
-      assertThat(target(proxy, silent.address()).connectFailures()).isPositive();
-      assertThat(target(proxy, silent.address()).health().lastProblem())
+      assertThat(proxy.upstream("c", silent.address()).connectFailures()).isPositive();
+      assertThat(proxy.upstream("c", silent.address()).health().lastProblem())
           .startsWith("upstream_tls_timeout");
       assertThat(proxy.awaitClosed(CLIENTS))
           .extracting(Pair::cause)

@@ -9,8 +9,6 @@ import dev.sluice.proxy.config.ConfigReader;
 import dev.sluice.proxy.testing.KillableEcho;
 import dev.sluice.proxy.testing.ProxyFixture;
 import dev.sluice.testing.Await;
-import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -46,22 +44,6 @@ class ReloadClusterStateTest {
     proxy.runtime().reload(ConfigReader.read(yaml, "test.yaml", dir));
   }
 
-  private static Socket echo(ProxyFixture proxy) throws IOException {
-    InetSocketAddress address = (InetSocketAddress) proxy.address("front");
-    Socket s = new Socket(address.getAddress(), address.getPort());
-    s.setSoTimeout((int) Await.PATIENCE.toMillis());
-    s.getOutputStream().write('e');
-    assertThat(s.getInputStream().read()).isEqualTo('e');
-    return s;
-  }
-
-  private static UpstreamTarget target(ProxyFixture proxy, KillableEcho echo) {
-    return proxy.runtime().clusters().get("c").upstreams().stream()
-        .filter(u -> u.name().equals(echo.address()))
-        .findFirst()
-        .orElseThrow();
-  }
-
   @Test
   void aDownUpstreamStaysDownAcrossAReloadThatChangesItsCluster() throws Exception {
     try (KillableEcho a = KillableEcho.on("127.0.0.1");
@@ -71,7 +53,7 @@ class ReloadClusterStateTest {
               + "    passive: {failures: 0}";
       try (ProxyFixture proxy = ProxyFixture.start(yaml(checked, a, b), dir)) {
         b.kill();
-        UpstreamTarget before = target(proxy, b);
+        UpstreamTarget before = proxy.upstream("c", b.address());
         Await.until(
             () -> before.health().state(System.nanoTime()) == Health.State.DOWN,
             () -> "the check to take " + b.address() + " down");
@@ -89,14 +71,14 @@ class ReloadClusterStateTest {
                 b));
         Cluster rebuilt = proxy.runtime().clusters().get("c");
         assertThat(rebuilt.config().balance().name()).isEqualTo("LEASTCONN");
-        UpstreamTarget after = target(proxy, b);
+        UpstreamTarget after = proxy.upstream("c", b.address());
         assertThat(after).isNotSameAs(before);
         assertThat(after.health().state(System.nanoTime())).isEqualTo(Health.State.DOWN);
         for (int i = 0; i < 8; i++) {
-          echo(proxy).close();
+          proxy.echoOnce("front", 'e').close();
         }
         assertThat(after.connectFailures()).as("b was not even tried").isEqualTo(failures);
-        assertThat(target(proxy, a).connects()).isEqualTo(8);
+        assertThat(proxy.upstream("c", a.address()).connects()).isEqualTo(8);
       }
     }
   }
@@ -108,14 +90,14 @@ class ReloadClusterStateTest {
         ProxyFixture proxy = ProxyFixture.start(yaml("    balance: leastconn", a), dir)) {
       List<Socket> held = new ArrayList<>();
       for (int i = 0; i < 5; i++) {
-        held.add(echo(proxy));
+        held.add(proxy.echoOnce("front", 'e'));
       }
       reload(proxy, yaml("    balance: leastconn", a, b)); // b added: the cluster is rebuilt
-      assertThat(target(proxy, a).active())
+      assertThat(proxy.upstream("c", a.address()).active())
           .as("a's open pairs, seen by the new cluster")
           .isEqualTo(5);
       for (int i = 0; i < 5; i++) {
-        held.add(echo(proxy));
+        held.add(proxy.echoOnce("front", 'e'));
       }
       assertThat(b.accepted()).as("the new pairs go to the less loaded b").isEqualTo(5);
       assertThat(a.accepted()).isEqualTo(5);
@@ -123,13 +105,17 @@ class ReloadClusterStateTest {
         s.close();
       }
       Await.until(
-          () -> target(proxy, a).active() == 0 && target(proxy, b).active() == 0,
+          () ->
+              proxy.upstream("c", a.address()).active() == 0
+                  && proxy.upstream("c", b.address()).active() == 0,
           () ->
               "every pair released: a "
-                  + target(proxy, a).active()
+                  + proxy.upstream("c", a.address()).active()
                   + ", b "
-                  + target(proxy, b).active());
-      assertThat(target(proxy, a).connects()).as("counters carried over too").isEqualTo(5);
+                  + proxy.upstream("c", b.address()).active());
+      assertThat(proxy.upstream("c", a.address()).connects())
+          .as("counters carried over too")
+          .isEqualTo(5);
     }
   }
 }

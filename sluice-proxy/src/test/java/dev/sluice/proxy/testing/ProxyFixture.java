@@ -1,11 +1,15 @@
 package dev.sluice.proxy.testing;
 
+import dev.sluice.proxy.cluster.UpstreamTarget;
 import dev.sluice.proxy.config.ConfigReader;
 import dev.sluice.proxy.config.ProxyConfig;
 import dev.sluice.proxy.forward.Pair;
 import dev.sluice.proxy.runtime.ListenerRuntime;
 import dev.sluice.proxy.runtime.ProxyRuntime;
 import dev.sluice.testing.Await;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.SocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,6 +44,31 @@ public final class ProxyFixture implements AutoCloseable {
 
   public ListenerRuntime listener(String name) {
     return proxy.listener(name);
+  }
+
+  /** The running target of {@code cluster} for {@code address} (as the cluster names it). */
+  public UpstreamTarget upstream(String cluster, String address) {
+    return proxy.clusters().get(cluster).upstreams().stream()
+        .filter(u -> u.name().equals(address))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no upstream " + address + " in cluster " + cluster));
+  }
+
+  /**
+   * Opens a client connection to {@code listener}, sends one byte and checks it comes back (an echo
+   * upstream behind it); returns the connection, still open.
+   */
+  public Socket echoOnce(String listener, int b) throws IOException {
+    InetSocketAddress at = (InetSocketAddress) address(listener);
+    Socket s = new Socket(at.getAddress(), at.getPort());
+    s.setSoTimeout((int) Await.PATIENCE.toMillis());
+    s.getOutputStream().write(b);
+    int back = s.getInputStream().read();
+    if (back != b) {
+      s.close();
+      throw new AssertionError("sent " + b + " through " + listener + ", got " + back);
+    }
+    return s;
   }
 
   /** The pairs that ended so far. */
