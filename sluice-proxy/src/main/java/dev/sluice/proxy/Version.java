@@ -1,9 +1,65 @@
 package dev.sluice.proxy;
 
-/** Sluice's version, as the CLI, the status page and the metrics report it. */
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.Properties;
+
+/**
+ * Sluice's version and the commit it was built from, as the CLI, the status page and the metrics
+ * report them. The build writes both into {@code build.properties}; a build from sources without
+ * their git history has no commit, reported as {@code unknown}.
+ */
 public final class Version {
-  /** The release. */
-  public static final String NUMBER = "0.1.0";
+  private static final Properties BUILD = load();
+
+  /** The release, as the build's project version spells it (e.g. {@code 0.1.0-SNAPSHOT}). */
+  public static final String NUMBER = BUILD.getProperty("version", "unknown");
+
+  /** The abbreviated commit, with {@code -dirty} when the working tree had changes. */
+  public static final String COMMIT = commit();
+
+  /** The transport every event loop runs: the JDK's NIO selector is the only one so far. */
+  public static final String TRANSPORT = "nio";
+
+  /** The TLS engine every TLS listener and upstream runs: the JDK's SSLEngine (SunJSSE). */
+  public static final String TLS_ENGINE = "jdk";
 
   private Version() {}
+
+  /** What {@code sluice --version} prints, one fact per line. */
+  public static List<String> describe() {
+    Runtime.Version jdk = Runtime.version();
+    return List.of(
+        "sluice " + NUMBER + " (commit " + COMMIT + ")",
+        "jdk: "
+            + jdk
+            + " ("
+            + System.getProperty("java.vm.vendor", "unknown vendor")
+            + ") at "
+            + System.getProperty("java.home"),
+        "transport: " + TRANSPORT,
+        "tls engine: " + TLS_ENGINE);
+  }
+
+  private static String commit() {
+    String id = BUILD.getProperty("commit", "");
+    if (id.isBlank() || id.startsWith("${")) {
+      return "unknown";
+    }
+    return "true".equals(BUILD.getProperty("dirty")) ? id + "-dirty" : id;
+  }
+
+  private static Properties load() {
+    Properties properties = new Properties();
+    try (InputStream in = Version.class.getResourceAsStream("build.properties")) {
+      if (in != null) {
+        properties.load(in);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("reading build.properties", e);
+    }
+    return properties;
+  }
 }

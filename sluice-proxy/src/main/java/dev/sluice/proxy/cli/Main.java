@@ -22,7 +22,7 @@ import picocli.CommandLine.Option;
 @Command(
     name = "sluice",
     mixinStandardHelpOptions = true,
-    version = "sluice " + dev.sluice.proxy.Version.NUMBER,
+    versionProvider = Main.VersionLines.class,
     description = {
       "A TCP/TLS proxy whose memory tracks the bytes in flight, not the connections.",
       "With no command, runs the proxy on an embedded demo configuration."
@@ -51,6 +51,14 @@ public final class Main implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     return new Run().call();
+  }
+
+  /** {@code --version}: the release, its commit, the JDK, the transport and the TLS engine. */
+  static final class VersionLines implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      return dev.sluice.proxy.Version.describe().toArray(String[]::new);
+    }
   }
 
   /** Runs the proxy. */
@@ -273,7 +281,9 @@ public final class Main implements Callable<Integer> {
 
     @Override
     public Integer call() {
-      spec.commandLine().getErr().println("run it through the launcher: ./sluice demo");
+      spec.commandLine()
+          .getErr()
+          .println("the benchmarks run from a source checkout: ./sluice demo");
       return 2;
     }
   }
@@ -287,7 +297,9 @@ public final class Main implements Callable<Integer> {
 
     @Override
     public Integer call() {
-      spec.commandLine().getErr().println("run it through the launcher: ./sluice bench help");
+      spec.commandLine()
+          .getErr()
+          .println("the benchmarks run from a source checkout: ./sluice bench help");
       return 2;
     }
   }

@@ -62,6 +62,20 @@ class CommandLineTest {
   }
 
   @Test
+  void versionNamesTheReleaseItsCommitTheJdkTheTransportAndTheTlsEngine() {
+    Outcome version = execute("--version");
+    assertThat(version.exit()).isZero();
+    // The build writes the project version and the commit; a build without git says "unknown".
+    assertThat(version.out())
+        .containsPattern(
+            "sluice \\d+\\.\\d+\\.\\d+\\S* \\(commit ([0-9a-f]{10}(-dirty)?|unknown)\\)")
+        .doesNotContain("${")
+        .contains("jdk: " + Runtime.version())
+        .contains("transport: nio")
+        .contains("tls engine: jdk");
+  }
+
+  @Test
   void checkAcceptsAGoodFileAndListsEveryProblemOfABadOne() throws Exception {
     Path good = dir.resolve("good.yaml");
     Files.writeString(good, config(7000, "127.0.0.1:7001", ""));
