@@ -7,6 +7,7 @@ import dev.sluice.proxy.config.ListenerConfig;
 import dev.sluice.proxy.config.ProxyConfig;
 import dev.sluice.proxy.runtime.PairObserver;
 import dev.sluice.proxy.service.ProxyService;
+import dev.sluice.proxy.service.SystemdNotifier;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -89,7 +90,9 @@ public final class Main implements Callable<Integer> {
       }
       ProxyService service;
       try {
-        service = ProxyService.start(proxyConfig, config, PairObserver.NONE);
+        service =
+            ProxyService.start(
+                proxyConfig, config, PairObserver.NONE, SystemdNotifier.fromEnvironment());
       } catch (ConfigException | java.io.IOException e) {
         err.println("sluice: cannot start: " + e.getMessage());
         if (demo != null) {
