@@ -61,7 +61,9 @@ public final class Main implements Callable<Integer> {
       description = {
         "Runs the proxy: a configuration file, or the embedded demo without --config.",
         "SIGHUP or a change of the file (or of a certificate it names) reloads it;",
-        "SIGTERM stops accepting, drains open connections, then stops."
+        "SIGTERM stops accepting, drains open connections, then stops.",
+        "Under systemd (Type=notify) it tells $NOTIFY_SOCKET when it is ready, reloading",
+        "and stopping, and feeds the watchdog when WatchdogSec= is set."
       })
   static final class Run implements Callable<Integer> {
     @Option(names = "--config", paramLabel = "FILE", description = "The YAML configuration.")
