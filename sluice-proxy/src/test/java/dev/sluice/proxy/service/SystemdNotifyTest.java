@@ -155,7 +155,7 @@ class SystemdNotifyTest {
   void aSocketThatDoesNotExistIsOneWarningAndTheProxyRuns() throws Exception {
     Path absent = dir.resolve("no-such-dir").resolve("notify");
     try (ChildProxy child = start(Map.of("NOTIFY_SOCKET", absent.toString()))) {
-      child.awaitOutput("Sluice proxy running");
+      child.awaitOutput("Ctrl-C or SIGTERM"); // the banner's last line: its listeners are printed
       echoOnce(portIn(String.join("\n", child.output())));
       child.signal("HUP"); // two more messages that cannot be sent
       child.awaitOutput("configuration reloaded (SIGHUP)");
