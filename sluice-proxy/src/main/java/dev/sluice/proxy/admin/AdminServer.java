@@ -3,9 +3,7 @@ package dev.sluice.proxy.admin;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
-import dev.sluice.net.EventLoop;
 import dev.sluice.proxy.config.Endpoint;
-import dev.sluice.proxy.config.Units;
 import dev.sluice.proxy.metrics.ProxyMetrics;
 import io.prometheus.metrics.expositionformats.ExpositionFormatWriter;
 import io.prometheus.metrics.expositionformats.ExpositionFormats;
@@ -14,11 +12,9 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The admin listener: plain HTTP on the JDK's server, each request on a virtual thread, never on an
@@ -30,9 +26,6 @@ public final class AdminServer implements AutoCloseable {
 
   /** The most pairs per loop {@code /dump} lists. */
   static final int MAX_DUMP_PAIRS = 10_000;
-
-  /** A loop that has not run the sampler's task for this long is not live. */
-  static final long LIVE_WITHIN_NANOS = TimeUnit.SECONDS.toNanos(5);
 
   /** Pairs per loop the status page lists (the dump lists more). */
   static final int PAIRS_ON_PAGE = 50;
@@ -150,13 +143,7 @@ public final class AdminServer implements AutoCloseable {
   }
 
   private Reply live(HttpExchange exchange) {
-    List<String> stuck = new ArrayList<>();
-    for (EventLoop loop : status.runtime().group().loops()) {
-      long since = status.sampler().sinceAnswerNanos(loop);
-      if (since > LIVE_WITHIN_NANOS) {
-        stuck.add("loop " + loop + " has not answered for " + Units.formatNanos(since));
-      }
-    }
+    List<String> stuck = status.stuckLoops();
     return stuck.isEmpty()
         ? Reply.text(200, "live\n")
         : Reply.text(503, "not live:\n" + String.join("\n", stuck) + "\n");

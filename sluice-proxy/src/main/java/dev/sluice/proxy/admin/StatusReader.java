@@ -7,6 +7,7 @@ import dev.sluice.proxy.cluster.UpstreamTarget;
 import dev.sluice.proxy.config.Endpoint;
 import dev.sluice.proxy.config.ListenerConfig;
 import dev.sluice.proxy.config.ListenerTls;
+import dev.sluice.proxy.config.Units;
 import dev.sluice.proxy.forward.CloseCause;
 import dev.sluice.proxy.metrics.Sampler;
 import dev.sluice.proxy.runtime.ListenerRuntime;
@@ -25,6 +26,9 @@ import java.util.function.Supplier;
 
 /** Reads a {@link Status} from the running proxy (any thread; nothing here blocks a loop). */
 public final class StatusReader {
+  /** A loop that has not run the sampler's task for this long is not live. */
+  public static final long LIVE_WITHIN_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+
   private final ProxyRuntime runtime;
   private final Sampler sampler;
   private final Supplier<Status.Reloads> reloads;
@@ -36,6 +40,18 @@ public final class StatusReader {
     this.sampler = sampler;
     this.reloads = reloads;
     this.startedMillis = startedMillis;
+  }
+
+  /** The loops that have not run the sampler's task within {@link #LIVE_WITHIN_NANOS}. */
+  public List<String> stuckLoops() {
+    List<String> stuck = new ArrayList<>();
+    for (EventLoop loop : runtime.group().loops()) {
+      long since = sampler.sinceAnswerNanos(loop);
+      if (since > LIVE_WITHIN_NANOS) {
+        stuck.add("loop " + loop + " has not answered for " + Units.formatNanos(since));
+      }
+    }
+    return stuck;
   }
 
   /** The runtime this reads. */

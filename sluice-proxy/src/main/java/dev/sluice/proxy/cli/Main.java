@@ -7,6 +7,7 @@ import dev.sluice.proxy.config.ListenerConfig;
 import dev.sluice.proxy.config.ProxyConfig;
 import dev.sluice.proxy.runtime.PairObserver;
 import dev.sluice.proxy.service.ProxyService;
+import dev.sluice.proxy.service.SystemdNotifier;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -68,7 +69,9 @@ public final class Main implements Callable<Integer> {
       description = {
         "Runs the proxy: a configuration file, or the embedded demo without --config.",
         "SIGHUP or a change of the file (or of a certificate it names) reloads it;",
-        "SIGTERM stops accepting, drains open connections, then stops."
+        "SIGTERM stops accepting, drains open connections, then stops.",
+        "Under systemd (Type=notify) it tells $NOTIFY_SOCKET when it is ready, reloading",
+        "and stopping, and feeds the watchdog when WatchdogSec= is set."
       })
   static final class Run implements Callable<Integer> {
     @Option(names = "--config", paramLabel = "FILE", description = "The YAML configuration.")
@@ -97,7 +100,9 @@ public final class Main implements Callable<Integer> {
       }
       ProxyService service;
       try {
-        service = ProxyService.start(proxyConfig, config, PairObserver.NONE);
+        service =
+            ProxyService.start(
+                proxyConfig, config, PairObserver.NONE, SystemdNotifier.fromEnvironment());
       } catch (ConfigException | java.io.IOException e) {
         err.println("sluice: cannot start: " + e.getMessage());
         if (demo != null) {

@@ -7,9 +7,11 @@ import dev.sluice.proxy.admin.StatusReader;
 import dev.sluice.proxy.config.ClusterConfig;
 import dev.sluice.proxy.config.ConfigException;
 import dev.sluice.proxy.config.ConfigReader;
+import dev.sluice.proxy.config.Endpoint;
 import dev.sluice.proxy.config.ListenerConfig;
 import dev.sluice.proxy.config.ListenerTls;
 import dev.sluice.proxy.config.ProxyConfig;
+import dev.sluice.proxy.config.Units;
 import dev.sluice.proxy.forward.Pair;
 import dev.sluice.proxy.metrics.ProxyMetrics;
 import dev.sluice.proxy.metrics.Sampler;
@@ -30,7 +32,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * the file or a certificate it names changes (debounced), and drains on SIGTERM. A configuration
  * that fails validation is rejected whole and logged; the running one stays. Around the running
  * proxy it keeps the operator surface: metrics, the admin listener and the access log (SIGUSR1
- * reopens its file).
+ * reopens its file). It tells a service manager (systemd, {@code Type=notify}) when it is ready,
+ * reloading and stopping, and keeps its watchdog fed while the event loops are alive.
  */
 public final class ProxyService implements AutoCloseable {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ProxyService.class);
@@ -42,18 +45,26 @@ public final class ProxyService implements AutoCloseable {
   private final Sampler sampler;
   private final StatusReader status;
   private final AccessLogRelay accessLog;
+  private final SystemdNotifier notifier;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final AtomicLong reloads = new AtomicLong();
   private final AtomicLong failedReloads = new AtomicLong();
   private volatile long lastReloadMillis;
   private volatile String lastReloadError;
   private volatile AdminServer admin;
+  private Watchdog watchdog;
+  private boolean stopping;
   private ConfigWatcher watcher;
   private Set<Path> watched = Set.of();
 
   private ProxyService(
-      Path configFile, ProxyRuntime runtime, ProxyMetrics metrics, AccessLogRelay accessLog) {
+      Path configFile,
+      ProxyRuntime runtime,
+      ProxyMetrics metrics,
+      AccessLogRelay accessLog,
+      SystemdNotifier notifier) {
     this.configFile = configFile;
+    this.notifier = notifier;
     this.runtime = runtime;
     this.metrics = metrics;
     this.accessLog = accessLog;
@@ -70,6 +81,17 @@ public final class ProxyService implements AutoCloseable {
    */
   public static ProxyService start(ProxyConfig config, Path configFile, PairObserver observer)
       throws ConfigException, IOException {
+    return start(config, configFile, observer, SystemdNotifier.NONE);
+  }
+
+  /**
+   * Like {@link #start(ProxyConfig, Path, PairObserver)}, telling {@code notifier} {@code READY=1}
+   * once every listener is bound, the admin listener is up and the signals are handled (a reload
+   * the manager asks for at once must find SIGHUP handled), and of every reload and the stop.
+   */
+  public static ProxyService start(
+      ProxyConfig config, Path configFile, PairObserver observer, SystemdNotifier notifier)
+      throws ConfigException, IOException {
     AccessLogRelay accessLog = new AccessLogRelay();
     if (config.accessLog() != null) {
       accessLog.set(AccessLog.open(config.accessLog()));
@@ -83,7 +105,7 @@ public final class ProxyService implements AutoCloseable {
       accessLog.close();
       throw e;
     }
-    ProxyService service = new ProxyService(configFile, runtime, metrics, accessLog);
+    ProxyService service = new ProxyService(configFile, runtime, metrics, accessLog, notifier);
     try {
       if (config.admin() != null) {
         service.admin = AdminServer.start(config.admin().address(), service.status, metrics);
@@ -100,7 +122,28 @@ public final class ProxyService implements AutoCloseable {
           "reload by editing the configuration file, which is watched");
       service.watch(config);
     }
+    notifier.ready(service.serving());
+    notifier
+        .watchdogInterval()
+        .ifPresent(
+            interval ->
+                service.watchdog = Watchdog.start(notifier, interval, service.status::stuckLoops));
     return service;
+  }
+
+  /** What {@code STATUS=} says while serving: each listener's name and bound address. */
+  private String serving() {
+    StringBuilder text = new StringBuilder("listening on ");
+    String separator = "";
+    for (ListenerRuntime l : runtime.listeners()) {
+      text.append(separator).append(l.name()).append(' ').append(Endpoint.format(l.boundAddress()));
+      separator = ", ";
+    }
+    AdminServer a = admin;
+    if (a != null) {
+      text.append("; admin ").append(a.addressText());
+    }
+    return text.toString();
   }
 
   /** Handles signal {@code name}, or warns that it does nothing here and what to do instead. */
@@ -161,11 +204,39 @@ public final class ProxyService implements AutoCloseable {
         reloads.get(), failedReloads.get(), lastReloadMillis, lastReloadError);
   }
 
-  /** Reads the configuration file again and applies it, or logs why not. */
+  /**
+   * Reads the configuration file again and applies it, or logs why not. The service manager hears
+   * {@code RELOADING=1} before and {@code READY=1} after, whatever the outcome (unless a stop
+   * began: it hears {@code STOPPING=1} instead).
+   */
   public synchronized boolean reload(String why) {
     if (configFile == null) {
       return false;
     }
+    if (stopping) {
+      return apply(why);
+    }
+    notifier.reloading();
+    boolean applied = apply(why);
+    notifier.ready(
+        applied
+            ? serving()
+            : "reload failed ("
+                + firstLine(lastReloadError)
+                + "); still running the previous configuration, "
+                + serving());
+    return applied;
+  }
+
+  private static String firstLine(String text) {
+    if (text == null) {
+      return "";
+    }
+    int end = text.indexOf('\n');
+    return end < 0 ? text : text.substring(0, end);
+  }
+
+  private boolean apply(String why) {
     ProxyConfig running = runtime.config();
     AccessLog newLog = null;
     AdminServer newAdmin = null;
@@ -292,7 +363,18 @@ public final class ProxyService implements AutoCloseable {
   }
 
   private void stop(Duration drain) {
+    // Under the lock a reload holds, so that no READY=1 of a reload follows STOPPING=1.
     synchronized (this) {
+      if (!stopping) {
+        stopping = true;
+        notifier.stopping(
+            drain.isZero()
+                ? "stopping"
+                : "draining open connections for up to " + Units.formatDuration(drain));
+      }
+      if (watchdog != null) {
+        watchdog.close();
+      }
       if (watcher != null) {
         watcher.close();
       }

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
@@ -53,6 +54,20 @@ public final class ChildProxy implements AutoCloseable {
    */
   public static ChildProxy startUnder(
       List<String> launcher, List<String> jvmOptions, String... args) throws IOException {
+    return startWith(launcher, jvmOptions, Map.of(), args);
+  }
+
+  /**
+   * Starts {@code sluice <args>} with {@code environment} added to this process's. What a service
+   * manager sets ({@code NOTIFY_SOCKET}, {@code WATCHDOG_*}) is never inherited: a test run under
+   * systemd must not tell it about its children.
+   */
+  public static ChildProxy startWith(
+      List<String> launcher,
+      List<String> jvmOptions,
+      Map<String, String> environment,
+      String... args)
+      throws IOException {
     String java = ProcessHandle.current().info().command().orElse("java");
     List<String> command = new ArrayList<>(launcher);
     command.add(java);
@@ -64,7 +79,13 @@ public final class ChildProxy implements AutoCloseable {
     command.add(System.getProperty("java.class.path"));
     command.add("dev.sluice.proxy.cli.Main");
     command.addAll(List.of(args));
-    return new ChildProxy(new ProcessBuilder(command).redirectErrorStream(true).start());
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+    builder
+        .environment()
+        .keySet()
+        .removeAll(List.of("NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"));
+    builder.environment().putAll(environment);
+    return new ChildProxy(builder.start());
   }
 
   /** Starts {@code sluice run --config FILE} and waits until it says it is running. */
