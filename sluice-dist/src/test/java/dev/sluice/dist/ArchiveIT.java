@@ -44,6 +44,7 @@ class ArchiveIT {
     assertThat(archive.resolve("conf/jvm.options"))
         .hasSameTextualContentAs(Path.of("..", "sluice-proxy", "jvm.options"));
     assertThat(archive.resolve("systemd/sluice.service")).isRegularFile();
+    assertThat(archive.resolve("systemd/sluice.sysusers")).isRegularFile();
     assertThat(archive.resolve("lib/sluice.aot")).isNotEmptyFile();
     assertThat(archive.resolve("runtime/legal")).isDirectory();
 
