@@ -56,6 +56,8 @@ class ContainerRootfsIT {
             .start();
     // mmdebstrap downloads the base once per cache; the checks themselves take seconds.
     if (!process.waitFor(20, TimeUnit.MINUTES)) {
+      // The proxies it started are its children: they would outlive a killed script.
+      process.descendants().forEach(ProcessHandle::destroyForcibly);
       process.destroyForcibly();
       fail("test-rootfs did not finish:\n" + Files.readString(log));
     }
