@@ -179,6 +179,10 @@ class ArchiveIT {
       try {
         byte[] sent = "through the archive's proxy".getBytes(StandardCharsets.UTF_8);
         assertThat(echoWhenUp(port, sent, proxy)).isEqualTo(sent);
+        // SIGHUP reloads (the runtime has what the signal handling needs) and the proxy stays up.
+        signal(proxy, "HUP");
+        awaitLine(log, "configuration reloaded (SIGHUP)", proxy);
+        assertThat(echoWhenUp(port, sent, proxy)).isEqualTo(sent);
       } finally {
         proxy.destroy(); // SIGTERM
         assertThat(proxy.waitFor(60, TimeUnit.SECONDS)).as("stopped after its drain").isTrue();
@@ -189,6 +193,24 @@ class ArchiveIT {
           .contains("Using AOT-linked classes: true")
           .doesNotContainIgnoringCase("mismatch")
           .contains("shutting down: draining");
+    }
+  }
+
+  private static void signal(Process process, String name) throws Exception {
+    Unpacked.Result kill =
+        Unpacked.run(
+            unpackDir,
+            Unpacked.BARE_ENVIRONMENT,
+            List.of("kill", "-" + name, Long.toString(process.pid())));
+    assertThat(kill.exitCode()).as(kill.output()).isZero();
+  }
+
+  private static void awaitLine(Path log, String text, Process proxy) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (!Files.readString(log).contains(text)) {
+      assertThat(proxy.isAlive()).as("the proxy is running:\n" + Files.readString(log)).isTrue();
+      assertThat(System.nanoTime()).as("waiting for: " + text).isLessThan(deadline);
+      Thread.sleep(50);
     }
   }
 
