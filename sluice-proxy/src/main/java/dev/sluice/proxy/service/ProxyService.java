@@ -199,6 +199,11 @@ public final class ProxyService implements AutoCloseable {
     return failedReloads.get();
   }
 
+  /** Bursts of file changes the watcher has examined so far (for tests: a change it ignored). */
+  synchronized long watcherChecks() {
+    return watcher == null ? 0 : watcher.checks();
+  }
+
   private Status.Reloads reloadStatus() {
     return new Status.Reloads(
         reloads.get(), failedReloads.get(), lastReloadMillis, lastReloadError);
