@@ -12,6 +12,7 @@ import dev.sluice.proxy.forward.CloseCause;
 import dev.sluice.proxy.forward.Pair;
 import dev.sluice.proxy.service.ProxyService;
 import dev.sluice.proxy.testing.ScriptedUpstream;
+import dev.sluice.proxy.testing.ServedCertificate;
 import dev.sluice.testing.Await;
 import dev.sluice.testing.PayloadPattern;
 import dev.sluice.testing.TestPki;
@@ -22,15 +23,12 @@ import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -406,27 +404,13 @@ class ReloadTest {
       try (ProxyService service = start(file)) {
         InetSocketAddress front =
             (InetSocketAddress) service.runtime().listener("front").boundAddress();
-        assertThat(servedCertificate(front)).contains("CN=localhost");
+        assertThat(ServedCertificate.subject(front)).contains("CN=localhost");
         // Same paths, new contents: the certificate for other.test.
         Files.copy(pki.otherCert, cert, StandardCopyOption.REPLACE_EXISTING);
         Files.copy(pki.otherKey, key, StandardCopyOption.REPLACE_EXISTING);
         assertThat(service.reload("test")).isTrue();
-        assertThat(servedCertificate(front)).contains("CN=other.test");
+        assertThat(ServedCertificate.subject(front)).contains("CN=other.test");
       }
-    }
-  }
-
-  /** The subject of the certificate a TLS listener presents (the test CA trusted). */
-  private static String servedCertificate(InetSocketAddress address) throws Exception {
-    SSLContext context = SSLContext.getInstance("TLS");
-    context.init(null, TestPki.get().caTrust().trustManagers(), null);
-    try (SSLSocket socket =
-        (SSLSocket)
-            context.getSocketFactory().createSocket(address.getAddress(), address.getPort())) {
-      socket.startHandshake();
-      return ((X509Certificate) socket.getSession().getPeerCertificates()[0])
-          .getSubjectX500Principal()
-          .getName();
     }
   }
 

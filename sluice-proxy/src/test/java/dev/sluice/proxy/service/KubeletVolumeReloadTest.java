@@ -6,17 +6,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.proxy.config.ConfigReader;
 import dev.sluice.proxy.testing.KubeletVolume;
 import dev.sluice.proxy.testing.ScriptedUpstream;
+import dev.sluice.proxy.testing.ServedCertificate;
 import dev.sluice.testing.Await;
 import dev.sluice.testing.TestPki;
-import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.cert.X509Certificate;
 import java.util.Map;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -107,30 +104,14 @@ class KubeletVolumeReloadTest {
       try (ProxyService service = start(file)) {
         InetSocketAddress front =
             (InetSocketAddress) service.runtime().listener("front").boundAddress();
-        assertThat(servedCertificate(front)).contains("CN=localhost");
+        assertThat(ServedCertificate.subject(front)).contains("CN=localhost");
         secret.update(
             Map.of(
                 "tls.crt", Files.readAllBytes(pki.otherCert),
                 "tls.key", Files.readAllBytes(pki.otherKey)));
         Await.until(() -> service.reloads() == 1, () -> "a reload after the Secret's swap");
-        assertThat(servedCertificate(front)).contains("CN=other.test");
+        assertThat(ServedCertificate.subject(front)).contains("CN=other.test");
       }
-    }
-  }
-
-  /** The subject of the certificate a TLS listener presents (the test CA trusted). */
-  private static String servedCertificate(InetSocketAddress address) throws Exception {
-    SSLContext context = SSLContext.getInstance("TLS");
-    context.init(null, TestPki.get().caTrust().trustManagers(), null);
-    try (SSLSocket socket =
-        (SSLSocket)
-            context.getSocketFactory().createSocket(address.getAddress(), address.getPort())) {
-      socket.startHandshake();
-      return ((X509Certificate) socket.getSession().getPeerCertificates()[0])
-          .getSubjectX500Principal()
-          .getName();
-    } catch (IOException e) {
-      throw new AssertionError("TLS handshake with " + address, e);
     }
   }
 }
