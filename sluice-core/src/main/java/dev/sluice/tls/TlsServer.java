@@ -73,6 +73,14 @@ public final class TlsServer {
     return new TlsServer(config, context, parameters);
   }
 
+  /**
+   * This server with another handshake timeout, sharing its {@link SSLContext}: the sessions it
+   * cached and the keys of the tickets it issued, so that clients resume with either.
+   */
+  public TlsServer withHandshakeTimeout(java.time.Duration timeout) {
+    return new TlsServer(config.withHandshakeTimeout(timeout), context, parameters);
+  }
+
   /** The configuration this server was built from. */
   public TlsServerConfig config() {
     return config;

@@ -374,10 +374,18 @@ public final class ProxyRuntime implements AutoCloseable {
       String source,
       ListenerRuntime.Settings running)
       throws ConfigException {
-    TlsServer tls =
-        l.tls() instanceof ListenerTls.Terminate terminate
-            ? TlsSetup.server(terminate, l.timeouts().handshake(), source, l.name())
-            : null;
+    TlsServer tls = null;
+    TlsFiles tlsFiles = TlsFiles.NONE;
+    if (l.tls() instanceof ListenerTls.Terminate terminate) {
+      tlsFiles = TlsFiles.of(terminate); // read before the load: a change in between is seen next
+      tls =
+          running != null
+                  && terminate.equals(running.config().tls())
+                  && tlsFiles.equals(running.tlsFiles())
+              // The same context: its session cache and ticket keys, so that clients resume.
+              ? running.tls().withHandshakeTimeout(l.timeouts().handshake())
+              : TlsSetup.server(terminate, l.timeouts().handshake(), source, l.name());
+    }
     // The same listener's limits go on with their state (the counts per address, the rate's
     // tokens), changed or not: a reload must not let a client past a limit it had reached.
     Admission admission =
@@ -385,7 +393,7 @@ public final class ProxyRuntime implements AutoCloseable {
     ProxyProtocolStage proxyProtocol =
         l.proxyProtocol() == null ? null : new ProxyProtocolStage(l.proxyProtocol());
     return new ListenerRuntime.Settings(
-        l, tls, clusterMap, SocketOptions.defaults(), admission, proxyProtocol);
+        l, tls, tlsFiles, clusterMap, SocketOptions.defaults(), admission, proxyProtocol);
   }
 
   /**
