@@ -20,6 +20,7 @@ import javax.net.ssl.SNIMatcher;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSessionContext;
 
 /**
  * The server side of TLS: one {@link SSLContext} built from a {@link TlsServerConfig}, shared by
@@ -79,6 +80,15 @@ public final class TlsServer {
    */
   public TlsServer withHandshakeTimeout(java.time.Duration timeout) {
     return new TlsServer(config.withHandshakeTimeout(timeout), context, parameters);
+  }
+
+  /**
+   * The sessions this server keeps for resumption, and its ticket keys: its own, never another
+   * server's. Set their number and lifetime here ({@link SSLSessionContext#setSessionCacheSize},
+   * {@link SSLSessionContext#setSessionTimeout}).
+   */
+  public SSLSessionContext sessions() {
+    return context.getServerSessionContext();
   }
 
   /** The configuration this server was built from. */

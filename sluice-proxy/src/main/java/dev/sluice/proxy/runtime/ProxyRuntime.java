@@ -181,9 +181,10 @@ public final class ProxyRuntime implements AutoCloseable {
    * Replaces the configuration. New connections get the new one at once; established pairs keep
    * their route and upstream and take the new read sizes and timeouts. A listener whose address
    * changed is bound anew (the old socket closes once the new one is bound); one that is gone stops
-   * accepting, its pairs going on. Nothing is changed when anything fails: a new address that
-   * cannot be bound, TLS material that does not load, a read size above the slab this process
-   * started with.
+   * accepting, its pairs going on. A terminating listener whose TLS settings and files are as they
+   * were keeps its TLS context, so that its clients resume their sessions. Nothing is changed when
+   * anything fails: a new address that cannot be bound, TLS material that does not load, a read
+   * size above the slab this process started with.
    *
    * @throws ConfigException naming what could not be applied; the running configuration stays
    */

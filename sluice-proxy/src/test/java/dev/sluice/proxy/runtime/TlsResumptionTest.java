@@ -34,6 +34,11 @@ class TlsResumptionTest {
           new String[] {"-tls1_2", "ids"});
 
   private Path writeConfig(Path cert, Path key, String upstream, String extra) throws Exception {
+    return writeConfig(cert, key, "", upstream, extra);
+  }
+
+  private Path writeConfig(Path cert, Path key, String tlsExtra, String upstream, String extra)
+      throws Exception {
     Path file = dir.resolve("sluice.yaml");
     Files.writeString(
         file,
@@ -42,12 +47,12 @@ class TlsResumptionTest {
           - name: front
             address: 127.0.0.1:0
             cluster: c0
-            tls: {certificates: [{cert: "%s", key: "%s"}]}
+            tls: {certificates: [{cert: "%s", key: "%s"}]%s}
         %s
         clusters:
           - {name: c0, upstreams: [{address: "%s"}]}
         """
-            .formatted(cert, key, extra, upstream));
+            .formatted(cert, key, tlsExtra, extra, upstream));
     return file;
   }
 
@@ -147,6 +152,52 @@ class TlsResumptionTest {
               .as(client.protocol() + (client.tickets() ? " tickets" : " ids"))
               .isFalse();
           assertThat(after.output()).contains("CN = other.test");
+        }
+      }
+    }
+  }
+
+  @Test
+  void theSessionCacheKeepsAsManySessionsAsItsSize() throws Exception {
+    try (OpensslSession.LineEcho upstream = new OpensslSession.LineEcho()) {
+      Path file =
+          writeConfig(
+              pki.serverCert, pki.serverKey, ", sessionCache: {size: 1}", upstream.address(), "");
+      try (ProxyService service = start(file)) {
+        // Session IDs: resumed from the server's cache, which holds one session.
+        OpensslSession a = new OpensslSession(dir.resolve("a.sess"), "-tls1_2", false);
+        OpensslSession b = new OpensslSession(dir.resolve("b.sess"), "-tls1_2", false);
+        assertThat(a.first(front(service)).reused()).isFalse();
+        assertThat(a.again(front(service)).reused()).as("a, alone in the cache").isTrue();
+        assertThat(b.first(front(service)).reused()).isFalse();
+        assertThat(a.again(front(service)).reused()).as("a, after b took its place").isFalse();
+      }
+    }
+  }
+
+  @Test
+  void theSessionTimeoutIsTheTicketsLifetimeAndEndsCachedSessions() throws Exception {
+    try (OpensslSession.LineEcho upstream = new OpensslSession.LineEcho()) {
+      Path file =
+          writeConfig(
+              pki.serverCert,
+              pki.serverKey,
+              ", sessionCache: {timeout: 1s}",
+              upstream.address(),
+              "");
+      try (ProxyService service = start(file)) {
+        for (OpensslSession client : KINDS.stream().map(this::session).toList()) {
+          assertThat(client.first(front(service)).reused()).isFalse();
+          if (client.tickets()) {
+            assertThat(client.describe())
+                .as(client.protocol() + ": the lifetime the ticket announces")
+                .contains("lifetime hint: 1 (seconds)");
+          } else {
+            Thread.sleep(1_100); // past the timeout: an order, not a measurement
+            assertThat(client.again(front(service)).reused())
+                .as("a session ID older than the timeout")
+                .isFalse();
+          }
         }
       }
     }

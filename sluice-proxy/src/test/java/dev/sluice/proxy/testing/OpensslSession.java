@@ -49,6 +49,19 @@ public record OpensslSession(Path file, String protocol, boolean tickets) {
     return connect(address, List.of("-sess_in", file.toString(), "-sess_out", file.toString()));
   }
 
+  /** The saved session as {@code openssl sess_id -text} prints it (a ticket's lifetime...). */
+  public String describe() throws Exception {
+    Process p =
+        new ProcessBuilder("openssl", "sess_id", "-in", file.toString(), "-text", "-noout")
+            .redirectErrorStream(true)
+            .start();
+    String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!p.waitFor(Await.PATIENCE.toSeconds(), TimeUnit.SECONDS) || p.exitValue() != 0) {
+      throw new AssertionError("openssl sess_id failed: " + text);
+    }
+    return text;
+  }
+
   private Outcome connect(InetSocketAddress address, List<String> sessionArgs) throws Exception {
     TestPki.requireTool("openssl", "version");
     List<String> command =
