@@ -126,6 +126,20 @@ class TlsResumptionTest {
               .as(client.protocol() + (client.tickets() ? " tickets" : " ids"))
               .isTrue();
         }
+        // The listener moved to another port: bound anew, it keeps its sessions too.
+        int moved;
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(0)) {
+          moved = probe.getLocalPort();
+        }
+        Files.writeString(
+            file, Files.readString(file).replaceFirst("127.0.0.1:0", "127.0.0.1:" + moved));
+        assertThat(service.reload("test")).isTrue();
+        assertThat(front(service).getPort()).isEqualTo(moved);
+        for (OpensslSession client : clients) {
+          assertThat(client.again(front(service)).reused())
+              .as(client.protocol() + (client.tickets() ? " tickets" : " ids") + ", moved")
+              .isTrue();
+        }
       }
     }
   }
