@@ -20,6 +20,7 @@ import javax.net.ssl.SNIMatcher;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSessionContext;
 
 /**
  * The server side of TLS: one {@link SSLContext} built from a {@link TlsServerConfig}, shared by
@@ -71,6 +72,23 @@ public final class TlsServer {
       throw new GeneralSecurityException("invalid TLS server parameters: " + e.getMessage(), e);
     }
     return new TlsServer(config, context, parameters);
+  }
+
+  /**
+   * This server with another handshake timeout, sharing its {@link SSLContext}: the sessions it
+   * cached and the keys of the tickets it issued, so that clients resume with either.
+   */
+  public TlsServer withHandshakeTimeout(java.time.Duration timeout) {
+    return new TlsServer(config.withHandshakeTimeout(timeout), context, parameters);
+  }
+
+  /**
+   * The sessions this server keeps for resumption, and its ticket keys: its own, never another
+   * server's. Set their number and lifetime here ({@link SSLSessionContext#setSessionCacheSize},
+   * {@link SSLSessionContext#setSessionTimeout}).
+   */
+  public SSLSessionContext sessions() {
+    return context.getServerSessionContext();
   }
 
   /** The configuration this server was built from. */

@@ -436,11 +436,13 @@ public final class ConfigReader {
             "clientAuth",
             "clientCa",
             "protocols",
+            "sessionCache",
             "passthrough",
             "maxClientHelloBytes");
     boolean passthrough = f.containsKey("passthrough") && bool(f.get("passthrough"));
     if (passthrough) {
-      for (String key : List.of("certificates", "alpn", "clientAuth", "clientCa", "protocols")) {
+      for (String key :
+          List.of("certificates", "alpn", "clientAuth", "clientCa", "protocols", "sessionCache")) {
         if (f.containsKey(key)) {
           f.get(key).problem("a passthrough listener does not terminate TLS: remove " + key);
         }
@@ -488,7 +490,32 @@ public final class ConfigReader {
       node.problem(
           "clientAuth " + clientAuth.name().toLowerCase(Locale.ROOT) + " needs clientCa: FILE");
     }
-    return new ListenerTls.Terminate(certificates, alpn, clientAuth, clientCa, protocols);
+    ListenerTls.SessionCache sessionCache =
+        f.containsKey("sessionCache")
+            ? sessionCache(f.get("sessionCache"))
+            : ListenerTls.SessionCache.DEFAULT;
+    return new ListenerTls.Terminate(
+        certificates, alpn, clientAuth, clientCa, protocols, sessionCache);
+  }
+
+  private ListenerTls.SessionCache sessionCache(YamlNode node) {
+    Map<String, YamlNode> f = node.fields("size", "timeout");
+    ListenerTls.SessionCache fallback = ListenerTls.SessionCache.DEFAULT;
+    int size =
+        f.containsKey("size")
+            ? intIn(f.get("size"), 1, Integer.MAX_VALUE, fallback.size())
+            : fallback.size();
+    Duration timeout = timeout(f, "timeout", fallback.timeout());
+    YamlNode timeoutNode = f.get("timeout");
+    if (timeoutNode != null
+        && (timeout.compareTo(ListenerTls.SessionCache.MAX_TIMEOUT) > 0
+            || timeout.toSeconds() < 1
+            || timeout.toNanos() % 1_000_000_000L != 0)) {
+      timeoutNode.problem(
+          "a session timeout is whole seconds from 1s to 7d (the longest a TLS 1.3 ticket lives)");
+      timeout = fallback.timeout();
+    }
+    return new ListenerTls.SessionCache(size, timeout);
   }
 
   private Certificate certificate(YamlNode node) {

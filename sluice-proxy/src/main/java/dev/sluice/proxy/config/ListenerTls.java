@@ -10,19 +10,48 @@ public sealed interface ListenerTls {
    * Terminated here: certificates chosen by the client's server name (the names are read from each
    * certificate; the first certificate also answers clients whose name matches none), ALPN, and
    * optional client certificates.
+   *
+   * @param sessionCache how many sessions are kept for resumption, and how long
    */
   record Terminate(
       List<Certificate> certificates,
       List<String> alpn,
       ClientAuthMode clientAuth,
       Path clientCa,
-      List<String> protocols)
+      List<String> protocols,
+      SessionCache sessionCache)
       implements ListenerTls {
     public Terminate {
       certificates = List.copyOf(certificates);
       alpn = List.copyOf(alpn);
       protocols = List.copyOf(protocols);
     }
+
+    /** With the default session cache. */
+    public Terminate(
+        List<Certificate> certificates,
+        List<String> alpn,
+        ClientAuthMode clientAuth,
+        Path clientCa,
+        List<String> protocols) {
+      this(certificates, alpn, clientAuth, clientCa, protocols, SessionCache.DEFAULT);
+    }
+  }
+
+  /**
+   * Resumption on a terminating listener (the JDK's per-context {@code SSLSessionContext}).
+   *
+   * @param size the most sessions kept for clients that resume by session ID (TLS 1.2 without
+   *     tickets); a ticket holds its session itself and costs the server nothing
+   * @param timeout how long a session may be resumed, by ID or by ticket (whole seconds)
+   */
+  record SessionCache(int size, java.time.Duration timeout) {
+    /** The JDK's defaults: 20,480 sessions, 24 hours. */
+    public static final SessionCache DEFAULT =
+        new SessionCache(20_480, java.time.Duration.ofHours(24));
+
+    /** The longest a TLS 1.3 ticket may live (RFC 8446, 4.6.1). */
+    public static final java.time.Duration MAX_TIMEOUT = java.time.Duration.ofDays(7);
   }
 
   /**

@@ -68,6 +68,9 @@ public final class Pair {
     /** A leg read {@code bytes} from its side (for live byte counters: runs on the loop). */
     default void onBytesRead(Side side, int bytes) {}
 
+    /** The client's TLS handshake finished: a full one, or one that resumed a session. */
+    default void onTlsHandshake(boolean resumed) {}
+
     /** The pair ended, for good: counters, the access log. Called exactly once per pair. */
     void onClosed(Pair pair);
   }
@@ -337,6 +340,7 @@ public final class Pair {
     if (c instanceof TlsConnection tls) {
       serverName = requestedServerName(tls.session());
       applicationProtocol = tls.applicationProtocol();
+      owner.onTlsHandshake(resumedSession(tls.session(), openedMillis));
     }
     c.pauseReading(); // until the upstream is up: its bytes wait in the socket
     if (serverName == null && owner.requireSni()) {
@@ -344,6 +348,17 @@ public final class Pair {
       return;
     }
     connect();
+  }
+
+  /**
+   * Whether a handshake that began after {@code acceptedMillis} resumed {@code session}: the JDK
+   * has no flag for it, but a session keeps the creation time of the full handshake that made it (a
+   * TLS 1.2 session from the cache, and one restored from a TLS 1.2 or 1.3 ticket, alike), so a
+   * session older than the connection is a resumed one. Millisecond clock: a full handshake always
+   * makes its session after the accept, never before.
+   */
+  static boolean resumedSession(javax.net.ssl.SSLSession session, long acceptedMillis) {
+    return session.getCreationTime() < acceptedMillis;
   }
 
   private void connect() {

@@ -19,6 +19,8 @@ public final class ListenerStats {
   private final LongAdder[] closed = new LongAdder[CloseCause.values().length];
   private final LongAdder bytesFromClients = new LongAdder();
   private final LongAdder bytesFromUpstreams = new LongAdder();
+  private final LongAdder fullHandshakes = new LongAdder();
+  private final LongAdder resumedHandshakes = new LongAdder();
 
   public ListenerStats(String listener) {
     this.listener = listener;
@@ -45,6 +47,16 @@ public final class ListenerStats {
   /** A pair read {@code bytes} from {@code side}: counted as they move, not when the pair ends. */
   public void read(Side side, int bytes) {
     (side == Side.CLIENT ? bytesFromClients : bytesFromUpstreams).add(bytes);
+  }
+
+  /** A TLS handshake finished here: a full one, or one that resumed an earlier session. */
+  public void handshake(boolean resumed) {
+    (resumed ? resumedHandshakes : fullHandshakes).increment();
+  }
+
+  /** TLS handshakes finished here that resumed a session ({@code true}) or were full. */
+  public long handshakes(boolean resumed) {
+    return (resumed ? resumedHandshakes : fullHandshakes).sum();
   }
 
   public long acceptedCount() {

@@ -187,6 +187,20 @@ public final class ProxyMetrics implements PairObserver {
               }
             })
         .register(registry);
+    CounterWithCallback.builder()
+        .name("sluice_tls_handshakes_total")
+        .help("TLS handshakes finished on a terminating listener: full, or resumed sessions")
+        .labelNames("listener", "kind")
+        .callback(
+            cb -> {
+              for (ListenerRuntime l : listeners()) {
+                if (l.config().tls() instanceof dev.sluice.proxy.config.ListenerTls.Terminate) {
+                  cb.call(l.stats().handshakes(false), l.name(), "full");
+                  cb.call(l.stats().handshakes(true), l.name(), "resumed");
+                }
+              }
+            })
+        .register(registry);
   }
 
   private void upstreamMetrics() {

@@ -45,11 +45,14 @@ public final class ListenerRuntime implements Pair.Owner {
   /**
    * Everything a reload may change about a listener, swapped as one.
    *
+   * @param tlsFiles what the TLS files held when {@code tls} was built (a reload that finds them
+   *     and the TLS settings unchanged keeps {@code tls}, and so its sessions)
    * @param proxyProtocol the stage reading PROXY protocol headers first, or null
    */
   record Settings(
       ListenerConfig config,
       TlsServer tls,
+      TlsFiles tlsFiles,
       Map<String, Cluster> clusters,
       SocketOptions upstream,
       Admission admission,
@@ -328,6 +331,11 @@ public final class ListenerRuntime implements Pair.Owner {
   @Override
   public void onBytesRead(dev.sluice.proxy.forward.Side side, int bytes) {
     stats.read(side, bytes);
+  }
+
+  @Override
+  public void onTlsHandshake(boolean resumed) {
+    stats.handshake(resumed);
   }
 
   @Override

@@ -181,9 +181,10 @@ public final class ProxyRuntime implements AutoCloseable {
    * Replaces the configuration. New connections get the new one at once; established pairs keep
    * their route and upstream and take the new read sizes and timeouts. A listener whose address
    * changed is bound anew (the old socket closes once the new one is bound); one that is gone stops
-   * accepting, its pairs going on. Nothing is changed when anything fails: a new address that
-   * cannot be bound, TLS material that does not load, a read size above the slab this process
-   * started with.
+   * accepting, its pairs going on. A terminating listener whose TLS settings and files are as they
+   * were keeps its TLS context, so that its clients resume their sessions. Nothing is changed when
+   * anything fails: a new address that cannot be bound, TLS material that does not load, a read
+   * size above the slab this process started with.
    *
    * @throws ConfigException naming what could not be applied; the running configuration stays
    */
@@ -374,10 +375,18 @@ public final class ProxyRuntime implements AutoCloseable {
       String source,
       ListenerRuntime.Settings running)
       throws ConfigException {
-    TlsServer tls =
-        l.tls() instanceof ListenerTls.Terminate terminate
-            ? TlsSetup.server(terminate, l.timeouts().handshake(), source, l.name())
-            : null;
+    TlsServer tls = null;
+    TlsFiles tlsFiles = TlsFiles.NONE;
+    if (l.tls() instanceof ListenerTls.Terminate terminate) {
+      tlsFiles = TlsFiles.of(terminate); // read before the load: a change in between is seen next
+      tls =
+          running != null
+                  && terminate.equals(running.config().tls())
+                  && tlsFiles.equals(running.tlsFiles())
+              // The same context: its session cache and ticket keys, so that clients resume.
+              ? running.tls().withHandshakeTimeout(l.timeouts().handshake())
+              : TlsSetup.server(terminate, l.timeouts().handshake(), source, l.name());
+    }
     // The same listener's limits go on with their state (the counts per address, the rate's
     // tokens), changed or not: a reload must not let a client past a limit it had reached.
     Admission admission =
@@ -385,7 +394,7 @@ public final class ProxyRuntime implements AutoCloseable {
     ProxyProtocolStage proxyProtocol =
         l.proxyProtocol() == null ? null : new ProxyProtocolStage(l.proxyProtocol());
     return new ListenerRuntime.Settings(
-        l, tls, clusterMap, SocketOptions.defaults(), admission, proxyProtocol);
+        l, tls, tlsFiles, clusterMap, SocketOptions.defaults(), admission, proxyProtocol);
   }
 
   /**

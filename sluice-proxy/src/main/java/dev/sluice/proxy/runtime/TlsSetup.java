@@ -55,7 +55,10 @@ final class TlsSetup {
                     : ClientAuth.OPTIONAL,
                 TrustMaterial.fromPem(tls.clientCa()));
       }
-      return TlsServer.create(config);
+      TlsServer server = TlsServer.create(config);
+      server.sessions().setSessionCacheSize(tls.sessionCache().size());
+      server.sessions().setSessionTimeout((int) tls.sessionCache().timeout().toSeconds());
+      return server;
     } catch (GeneralSecurityException | IllegalArgumentException e) {
       throw new ConfigException(List.of(new Problem(source, 0, path, e.getMessage())));
     }

@@ -319,6 +319,51 @@ class ConfigReaderTest {
   }
 
   @Test
+  void aSessionCacheTakesASizeAndATimeoutAndDefaultsToTheJdks() throws Exception {
+    TestPki pki = TestPki.get();
+    String certificates = "certificates: [{cert: \"%s\", key: \"%s\"}]";
+    ListenerTls.Terminate set =
+        (ListenerTls.Terminate)
+            read(withTls(
+                    "{" + certificates + ", sessionCache: {size: 500, timeout: 2h}}",
+                    pki.serverCert,
+                    pki.serverKey))
+                .listeners()
+                .getFirst()
+                .tls();
+    assertThat(set.sessionCache())
+        .isEqualTo(new ListenerTls.SessionCache(500, java.time.Duration.ofHours(2)));
+    ListenerTls.Terminate unset =
+        (ListenerTls.Terminate)
+            read(withTls("{" + certificates + "}", pki.serverCert, pki.serverKey))
+                .listeners()
+                .getFirst()
+                .tls();
+    assertThat(unset.sessionCache())
+        .isEqualTo(new ListenerTls.SessionCache(20_480, java.time.Duration.ofDays(1)));
+  }
+
+  @Test
+  void aSessionTimeoutBeyondATicketsLifetimeOrBelowASecondIsAProblem() {
+    TestPki pki = TestPki.get();
+    for (String timeout : List.of("8d", "500ms", "none")) {
+      Problem problem =
+          onlyProblem(
+              withTls(
+                  "{certificates: [{cert: \"%s\", key: \"%s\"}], sessionCache: {timeout: %s}}",
+                  pki.serverCert, pki.serverKey, timeout));
+      assertThat(problem.path()).as(timeout).isEqualTo("listeners[0].tls.sessionCache.timeout");
+      assertThat(problem.message()).as(timeout).contains("whole seconds from 1s to 7d");
+    }
+    Problem size =
+        onlyProblem(
+            withTls(
+                "{certificates: [{cert: \"%s\", key: \"%s\"}], sessionCache: {size: 0}}",
+                pki.serverCert, pki.serverKey));
+    assertThat(size.path()).isEqualTo("listeners[0].tls.sessionCache.size");
+  }
+
+  @Test
   void anUnknownClientAuthModeListsTheModes() {
     TestPki pki = TestPki.get();
     Problem problem =

@@ -61,6 +61,7 @@ class ReferenceConfigTest {
     assertThat(terminate.certificates()).hasSize(2);
     assertThat(terminate.alpn()).containsExactly("h2", "http/1.1");
     assertThat(terminate.clientAuth()).isEqualTo(ListenerTls.ClientAuthMode.OPTIONAL);
+    assertThat(terminate.sessionCache()).isEqualTo(ListenerTls.SessionCache.DEFAULT);
     assertThat(((Route.BySni) tls.route()).clusterFor("a.example.com")).isEqualTo("echo");
     assertThat(config.listeners().get(2).tls()).isEqualTo(new ListenerTls.Passthrough(16 * 1024));
     assertThat(config.listeners().get(2).address())
