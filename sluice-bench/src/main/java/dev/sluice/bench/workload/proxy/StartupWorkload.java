@@ -53,6 +53,9 @@ public final class StartupWorkload implements Workload {
   /** Bytes of each probe echo: the project's payload pattern, so a wrong byte is caught. */
   static final int PROBE_BYTES = 1024;
 
+  /** The demo's fixed ports: plain, TLS and admin listener. */
+  private static final List<Integer> DEMO_PORTS = List.of(7000, 7443, 9000);
+
   private static final Duration PROBE_INTERVAL = Duration.ofMillis(5);
   private static final List<String> PEER_MEMORY_FLAGS = JvmFlags.maxHeapAndDirectMiB(256, 256);
 
@@ -217,7 +220,9 @@ public final class StartupWorkload implements Workload {
               params.intCount(MAXCONN),
               64 * 1024);
     } else {
-      refuseIfListening(ProxyArms.DEMO_LISTENER);
+      for (int port : DEMO_PORTS) {
+        refuseIfListening(new InetSocketAddress("127.0.0.1", port));
+      }
     }
     try (ProxyProcess proxy =
         impl == Impl.SLUICE
@@ -310,7 +315,10 @@ public final class StartupWorkload implements Workload {
     return Arrays.copyOf(buffer, read);
   }
 
-  /** The demo listens on a fixed port: another process on it would answer in its place. */
+  /**
+   * The demo listens on fixed ports: another process on the plain one would answer in its place, on
+   * any of them the demo would not start.
+   */
   private static void refuseIfListening(InetSocketAddress address) {
     try (Socket socket = new Socket()) {
       socket.connect(address, 500);
@@ -322,7 +330,7 @@ public final class StartupWorkload implements Workload {
             + address.getHostString()
             + ":"
             + address.getPort()
-            + ": the demo would not bind, and the probe would measure that process");
+            + ": the demo could not bind it");
   }
 
   /** The JVM of the process tree: the process itself, or the first descendant that is java. */
