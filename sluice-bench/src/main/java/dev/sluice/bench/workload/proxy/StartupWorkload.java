@@ -50,6 +50,9 @@ public final class StartupWorkload implements Workload {
   static final String AFTER_MS = "after-ms";
   static final String MAXCONN = "maxconn";
 
+  /** The launcher option's default: the JVM directly, with jvm.options. */
+  static final String JAVA = "java";
+
   /** Bytes of each probe echo: the project's payload pattern, so a wrong byte is caught. */
   static final int PROBE_BYTES = 1024;
 
@@ -102,9 +105,9 @@ public final class StartupWorkload implements Workload {
                 + " (the proxy workloads' one listener to an echo upstream, as HAProxy runs)"),
         new Option(
             LAUNCHER,
-            "",
-            "run Sluice with this program (./sluice's arguments, e.g. an archive's bin/sluice)"
-                + " instead of java, jvm.options and the module's build"),
+            JAVA,
+            "how Sluice is started: java (with jvm.options and the module's build), or a program"
+                + " taking ./sluice's arguments, e.g. an archive's bin/sluice"),
         new Option(AFTER_MS, "10000", "when the resident set is read, after the start"),
         new Option(
             MAXCONN,
@@ -137,7 +140,7 @@ public final class StartupWorkload implements Workload {
 
   static Path launcher(Params params) {
     String value = params.string(LAUNCHER);
-    if (value.isEmpty()) {
+    if (value.equals(JAVA)) {
       return null;
     }
     Path path = Path.of(value).toAbsolutePath();
