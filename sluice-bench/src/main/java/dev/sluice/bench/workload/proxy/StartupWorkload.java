@@ -203,29 +203,54 @@ public final class StartupWorkload implements Workload {
 
   @Override
   public RunResult run(RunContext context, Impl impl) throws Exception {
-    Params params = context.params();
-    boolean demo = impl == Impl.SLUICE && demo(params);
-    Duration timeout = context.stepTimeout();
-    ChildProcess upstream = null;
-    ProxySetup setup = null;
-    if (!demo) {
-      InetSocketAddress upstreamAddress = ProxySetup.freeLoopbackAddress();
-      upstream =
-          context.startPeer(
-              "upstream",
-              Params.of(Map.of(EchoUpstream.PORT, Integer.toString(upstreamAddress.getPort()))));
-      upstream.await("LISTENING", timeout);
-      setup =
-          new ProxySetup(
-              ProxySetup.freeLoopbackAddress(),
-              upstreamAddress,
-              null,
-              params.intCount(MAXCONN),
-              64 * 1024);
-    } else {
+    Upstream upstream =
+        startUpstreamUnlessDemo(context, impl == Impl.SLUICE && demo(context.params()));
+    try {
+      return runOnce(context, impl, upstream);
+    } finally {
+      if (upstream != null) {
+        upstream.process().close();
+      }
+    }
+  }
+
+  /** The echo upstream the one-listener configuration forwards to, and where it listens. */
+  private record Upstream(ChildProcess process, InetSocketAddress address) {}
+
+  /** The echo upstream, listening; none for the demo, which has its own. */
+  private static Upstream startUpstreamUnlessDemo(RunContext context, boolean demo)
+      throws Exception {
+    if (demo) {
       for (int port : DEMO_PORTS) {
         refuseIfListening(new InetSocketAddress("127.0.0.1", port));
       }
+      return null;
+    }
+    InetSocketAddress address = ProxySetup.freeLoopbackAddress();
+    ChildProcess upstream =
+        context.startPeer(
+            "upstream", Params.of(Map.of(EchoUpstream.PORT, Integer.toString(address.getPort()))));
+    try {
+      upstream.await("LISTENING", context.stepTimeout());
+      return new Upstream(upstream, address);
+    } catch (Exception | Error e) {
+      upstream.close();
+      throw e;
+    }
+  }
+
+  private RunResult runOnce(RunContext context, Impl impl, Upstream upstream) throws Exception {
+    Params params = context.params();
+    Duration timeout = context.stepTimeout();
+    ProxySetup setup = null;
+    if (upstream != null) {
+      setup =
+          new ProxySetup(
+              ProxySetup.freeLoopbackAddress(),
+              upstream.address(),
+              null,
+              params.intCount(MAXCONN),
+              64 * 1024);
     }
     try (ProxyProcess proxy =
         impl == Impl.SLUICE
@@ -249,12 +274,8 @@ public final class StartupWorkload implements Workload {
         classCounts(jvmPid(proxy.pid()), values);
       }
       Map<String, String> notes = new LinkedHashMap<>(ProxyArms.notes(impl));
-      notes.put("model", model(impl, demo));
+      notes.put("model", model(impl, upstream == null));
       return RunResult.of(values, probe.failure() == null, probe.failure()).withNotes(notes);
-    } finally {
-      if (upstream != null) {
-        upstream.close();
-      }
     }
   }
 
