@@ -2,6 +2,7 @@ package dev.sluice.bench.proxy;
 
 import dev.sluice.bench.harness.Impl;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -82,6 +83,30 @@ public final class ProxyArms {
       default -> throw new IllegalArgumentException("no proxy arm " + impl.id());
     }
     return ProxyProcess.start(impl, command, jvm, setup.listen(), dir);
+  }
+
+  /** Where the embedded demo's plain listener is ({@code ./sluice} with no arguments). */
+  public static final InetSocketAddress DEMO_LISTENER = new InetSocketAddress("127.0.0.1", 7000);
+
+  /**
+   * Starts the Sluice proxy as it ships: {@code java} with {@code jvm.options} and the module's
+   * build, or {@code launcher} (a program taking {@code ./sluice}'s arguments, such as the release
+   * archive's {@code bin/sluice}) when it is not null; on {@code setup}'s generated configuration,
+   * or the embedded demo (listening on {@link #DEMO_LISTENER}) when {@code setup} is null.
+   */
+  public static ProxyProcess startSluice(Path launcher, ProxySetup setup) throws IOException {
+    Path dir = Files.createTempDirectory("sluice-bench-" + Impl.SLUICE.id());
+    Path config = null;
+    if (setup != null) {
+      config = dir.resolve("proxy.yaml");
+      Files.writeString(config, SluiceArm.yaml(setup), StandardCharsets.UTF_8);
+    }
+    return ProxyProcess.start(
+        Impl.SLUICE,
+        SluiceArm.command(launcher, config),
+        true,
+        setup == null ? DEMO_LISTENER : setup.listen(),
+        dir);
   }
 
   private static List<String> nettyCommand(ProxySetup setup) {

@@ -43,10 +43,17 @@ public final class ProxyProcess implements AutoCloseable {
   private final InetSocketAddress listen;
   private final Path workDir;
   private final ArrayDeque<String> outputTail = new ArrayDeque<>();
+  private final long startNanos;
 
   private ProxyProcess(
-      Impl impl, Process process, boolean jvm, InetSocketAddress listen, Path workDir) {
+      Impl impl,
+      Process process,
+      long startNanos,
+      boolean jvm,
+      InetSocketAddress listen,
+      Path workDir) {
     this.impl = impl;
+    this.startNanos = startNanos;
     this.process = process;
     this.jvm = jvm;
     this.listen = listen;
@@ -66,11 +73,18 @@ public final class ProxyProcess implements AutoCloseable {
   static ProxyProcess start(
       Impl impl, List<String> command, boolean jvm, InetSocketAddress listen, Path workDir)
       throws IOException {
-    Process process =
-        new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true).start();
+    ProcessBuilder builder =
+        new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true);
+    long startNanos = System.nanoTime();
+    Process process = builder.start();
     LIVE.add(process);
     process.getOutputStream().close(); // no proxy reads its stdin
-    return new ProxyProcess(impl, process, jvm, listen, workDir);
+    return new ProxyProcess(impl, process, startNanos, jvm, listen, workDir);
+  }
+
+  /** {@code System.nanoTime()} just before the process was started. */
+  public long startNanos() {
+    return startNanos;
   }
 
   /** The directory holding its configuration (and HAProxy's stats socket). */

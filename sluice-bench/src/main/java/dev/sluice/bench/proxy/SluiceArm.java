@@ -331,12 +331,29 @@ final class SluiceArm {
 
   /** The command that starts the proxy with {@code config}. */
   static List<String> command(Path config) throws IOException {
+    return command(null, config);
+  }
+
+  /**
+   * The command that starts the proxy: {@code java FLAGS -cp CLASSPATH MAIN}, or with a {@code
+   * launcher} (a program taking the same arguments as {@code ./sluice}, such as the release
+   * archive's {@code bin/sluice}) that program; then {@code run --config FILE}, or nothing when
+   * {@code config} is null (the embedded demo).
+   */
+  static List<String> command(Path launcher, Path config) throws IOException {
     List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(jvmFlags());
-    command.add("-cp");
-    command.add(String.join(java.io.File.pathSeparator, classPath()));
-    command.addAll(List.of(MAIN, "run", "--config", config.toString()));
+    if (launcher != null) {
+      command.add(launcher.toString());
+    } else {
+      command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+      command.addAll(jvmFlags());
+      command.add("-cp");
+      command.add(String.join(java.io.File.pathSeparator, classPath()));
+      command.add(MAIN);
+    }
+    if (config != null) {
+      command.addAll(List.of("run", "--config", config.toString()));
+    }
     return command;
   }
 

@@ -11,6 +11,7 @@ import dev.sluice.bench.workload.proxy.FailoverWorkload;
 import dev.sluice.bench.workload.proxy.ProxyIdleWorkload;
 import dev.sluice.bench.workload.proxy.ProxyPingPongWorkload;
 import dev.sluice.bench.workload.proxy.ProxyThroughputWorkload;
+import dev.sluice.bench.workload.proxy.StartupWorkload;
 import dev.sluice.bench.workload.retention.RetentionWorkload;
 import dev.sluice.bench.workload.tlsidle.TlsIdleWorkload;
 import dev.sluice.bench.workload.tlsretention.TlsRetentionWorkload;
@@ -35,7 +36,8 @@ public final class Workloads {
           new ProxyThroughputWorkload(),
           new ProxyPingPongWorkload(),
           new ConnRateWorkload(),
-          new FailoverWorkload());
+          new FailoverWorkload(),
+          new StartupWorkload());
 
   private Workloads() {}
 

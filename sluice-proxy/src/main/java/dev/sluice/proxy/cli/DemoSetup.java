@@ -13,17 +13,13 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
  * What the embedded default runs beside the proxy: a built-in echo upstream, and a self-signed
- * certificate for localhost made at start (with the JDK's keytool) in a directory deleted at exit.
+ * certificate for localhost made at start ({@link DemoCertificate}) in a directory deleted at exit.
  */
 final class DemoSetup implements AutoCloseable {
-  static final String PASSWORD = "sluice-demo";
-
   private final Path dir;
   private final EventLoopGroup group;
   private final Listener echo;
@@ -34,41 +30,9 @@ final class DemoSetup implements AutoCloseable {
     this.echo = echo;
   }
 
-  static DemoSetup start() throws IOException, InterruptedException {
+  static DemoSetup start() throws IOException {
     Path dir = Files.createTempDirectory("sluice-demo");
-    Path p12 = dir.resolve("localhost.p12");
-    Path keytool = Path.of(System.getProperty("java.home"), "bin", "keytool");
-    Process process =
-        new ProcessBuilder(
-                List.of(
-                    keytool.toString(),
-                    "-genkeypair",
-                    "-alias",
-                    "localhost",
-                    "-keyalg",
-                    "EC",
-                    "-groupname",
-                    "secp256r1",
-                    "-dname",
-                    "CN=localhost",
-                    "-ext",
-                    "SAN=dns:localhost,ip:127.0.0.1",
-                    "-validity",
-                    "30",
-                    "-keystore",
-                    p12.toString(),
-                    "-storetype",
-                    "PKCS12",
-                    "-storepass",
-                    PASSWORD,
-                    "-keypass",
-                    PASSWORD))
-            .redirectErrorStream(true)
-            .start();
-    String output = new String(process.getInputStream().readAllBytes());
-    if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
-      throw new IOException("keytool could not make the demo certificate: " + output.strip());
-    }
+    DemoCertificate.write(dir);
     EventLoopGroup group = new EventLoopGroup(TransportConfig.defaults().withEventLoops(1));
     Listener echo =
         group.listen(new InetSocketAddress("127.0.0.1", 0), SocketOptions.defaults(), Echo::new);
@@ -87,7 +51,7 @@ final class DemoSetup implements AutoCloseable {
           - name: demo-tls
             address: 127.0.0.1:7443
             cluster: echo
-            tls: {certificates: [{p12: localhost.p12, password: %s}]}
+            tls: {certificates: [{cert: localhost.pem, key: localhost.key}]}
         clusters:
           - name: echo
             upstreams: [{address: 127.0.0.1:%d}]   # the built-in echo upstream
@@ -96,7 +60,7 @@ final class DemoSetup implements AutoCloseable {
         admin: {address: 127.0.0.1:9000}   # status page, /metrics, /ready, /live, /dump
         accessLog: stdout                  # a JSON line per closed connection
         """
-        .formatted(PASSWORD, port);
+        .formatted(port);
   }
 
   Path dir() {

@@ -39,6 +39,7 @@ public final class ProxyMetrics implements PairObserver {
   private volatile ProxyRuntime runtime;
   private volatile Sampler sampler;
   private final Histogram connectDuration;
+  private volatile boolean jvmMetricsRegistered;
 
   /**
    * Each upstream's connect-time series, looked up once per name: client_java's label lookup
@@ -103,7 +104,6 @@ public final class ProxyMetrics implements PairObserver {
         .help("Access log lines dropped because the writer fell behind or failed")
         .callback(cb -> cb.call(accessLogDropped.getAsLong()))
         .register(registry);
-    JvmMetrics.builder().register(registry);
   }
 
   /** Reads the families of {@code runtime} from now on. */
@@ -112,9 +112,29 @@ public final class ProxyMetrics implements PairObserver {
     this.runtime = runtime;
   }
 
-  /** The registry to scrape. */
+  /** The registry to scrape; the first call registers the JVM's own metrics. */
   public PrometheusRegistry registry() {
+    if (!jvmMetricsRegistered) {
+      registerJvmMetrics();
+    }
     return registry;
+  }
+
+  /**
+   * The client's JVM metrics ({@code jvm_*}: memory pools, GC, threads, classes) load a few hundred
+   * classes of java.management and the client at start: registered on the first scrape, so that a
+   * proxy nobody scrapes does not pay for them.
+   */
+  private synchronized void registerJvmMetrics() {
+    if (!jvmMetricsRegistered) {
+      JvmMetrics.builder().register(registry);
+      jvmMetricsRegistered = true;
+    }
+  }
+
+  /** Whether the JVM's metrics are registered yet (they are from the first scrape on). */
+  boolean jvmMetricsRegistered() {
+    return jvmMetricsRegistered;
   }
 
   /** A reload was applied ({@code ok}) or rejected. */

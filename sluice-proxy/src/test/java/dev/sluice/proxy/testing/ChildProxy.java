@@ -2,6 +2,7 @@ package dev.sluice.proxy.testing;
 
 import dev.sluice.testing.Await;
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -73,10 +74,9 @@ public final class ChildProxy implements AutoCloseable {
     command.add(java);
     command.add("-XX:+UseSerialGC");
     command.add("--enable-native-access=ALL-UNNAMED");
-    command.add("-Dlogback.configurationFile=logback.xml"); // the shipped logging, not the tests'
     command.addAll(jvmOptions);
     command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
+    command.add(shippedClassPath());
     command.add("dev.sluice.proxy.cli.Main");
     command.addAll(List.of(args));
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
@@ -86,6 +86,16 @@ public final class ChildProxy implements AutoCloseable {
         .removeAll(List.of("NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"));
     builder.environment().putAll(environment);
     return new ChildProxy(builder.start());
+  }
+
+  /**
+   * The test's class path without its test classes: the child runs the main classes with the
+   * shipped logging, not the tests' {@code logback-test.xml}.
+   */
+  private static String shippedClassPath() {
+    return java.util.Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+        .filter(entry -> !Path.of(entry).endsWith("test-classes"))
+        .collect(java.util.stream.Collectors.joining(File.pathSeparator));
   }
 
   /** Starts {@code sluice run --config FILE} and waits until it says it is running. */
