@@ -111,6 +111,25 @@ class ArchiveIT {
   }
 
   @Test
+  void withoutTheAotCacheTheRuntimeStillSharesItsClassesForTheShippedObjectHeaders()
+      throws Exception {
+    // -Xshare:on refuses to start when no default CDS archive fits the flags; jvm.options asks
+    // for compact object headers, whose archive jlink does not make.
+    assertThat(Files.readString(archive.resolve("conf/jvm.options")))
+        .contains("-XX:+UseCompactObjectHeaders");
+    Unpacked.Result shared =
+        Unpacked.run(
+            archive.home(),
+            Unpacked.BARE_ENVIRONMENT,
+            List.of(
+                archive.resolve("runtime/bin/java").toString(),
+                "-XX:+UseCompactObjectHeaders",
+                "-Xshare:on",
+                "-version"));
+    assertThat(shared.exitCode()).as(shared.output()).isZero();
+  }
+
+  @Test
   void versionNamesTheReleaseTheCommitAndTheArchivesOwnRuntime() throws Exception {
     // Through a symlink, as /opt/sluice -> /opt/sluice-VERSION.
     Path link = unpackDir.resolve("current");
