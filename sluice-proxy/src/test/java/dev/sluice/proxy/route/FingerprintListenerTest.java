@@ -42,8 +42,8 @@ import org.snakeyaml.engine.v2.api.Load;
 import org.snakeyaml.engine.v2.api.LoadSettings;
 
 /**
- * JA3 and JA4 of real clients through real listeners: openssl s_client and curl through a
- * terminating and a passthrough listener are logged with the fingerprints of the ClientHello they
+ * JA3 and JA4 of real clients through real listeners: openssl s_client, curl and gnutls-cli through
+ * a terminating and a passthrough listener are logged with the fingerprints of the ClientHello they
  * send (captured first by a listener of the test's own); a blocklisted fingerprint is refused while
  * another client passes; a ClientHello that stalls halfway is closed; PROXY v2 headers carry the
  * fingerprints to an upstream that parses them. Each refusal is in the access log and the metrics.
@@ -57,7 +57,8 @@ class FingerprintListenerTest {
   void realClientsAreLoggedWithTheFingerprintsOfTheirClientHello() throws Exception {
     Fingerprint openssl = Fingerprint.of(capture(this::openssl));
     Fingerprint curl = Fingerprint.of(capture(this::curl));
-    assertThat(openssl).isNotEqualTo(curl);
+    Fingerprint gnutls = Fingerprint.of(capture(this::gnutls));
+    assertThat(List.of(openssl, curl, gnutls)).doesNotHaveDuplicates();
     try (EchoServer echo = EchoServer.start(new InetSocketAddress("127.0.0.1", 0));
         TlsEchoServer tlsEcho = new TlsEchoServer(pki.serverKeyMaterial())) {
       try (ProxyService service =
@@ -86,22 +87,24 @@ class FingerprintListenerTest {
                       "127.0.0.1:" + tlsEcho.port()))) {
         openssl(port(service, "term"));
         curl(port(service, "term"));
+        gnutls(port(service, "term"));
         openssl(port(service, "pass"));
+        gnutls(port(service, "pass"));
         try (Socket plain = new Socket()) {
           plain.connect(service.runtime().listener("plain").boundAddress());
           plain.getOutputStream().write("plain\n".getBytes(StandardCharsets.US_ASCII));
           plain.shutdownOutput();
           plain.getInputStream().readAllBytes();
         }
-        List<Map<String, Object>> lines = awaitLines(4);
+        List<Map<String, Object>> lines = awaitLines(6);
         assertThat(lines)
             .filteredOn(l -> "term".equals(l.get("listener")))
             .extracting(l -> new Fingerprint((String) l.get("ja3"), (String) l.get("ja4")))
-            .containsExactlyInAnyOrder(openssl, curl);
+            .containsExactlyInAnyOrder(openssl, curl, gnutls);
         assertThat(lines)
             .filteredOn(l -> "pass".equals(l.get("listener")))
             .extracting(l -> new Fingerprint((String) l.get("ja3"), (String) l.get("ja4")))
-            .containsExactly(openssl);
+            .containsExactlyInAnyOrder(openssl, gnutls);
         assertThat(lines)
             .filteredOn(l -> "plain".equals(l.get("listener")))
             .singleElement()
@@ -145,10 +148,15 @@ class FingerprintListenerTest {
                       "127.0.0.1:" + tlsEcho.port()))) {
         assertThat(openssl(port(service, "term"))).doesNotContain("ping");
         assertThat(openssl(port(service, "pass"))).doesNotContain("ping");
-        // The JDK's client has another fingerprint: it passes both.
-        for (String listener : List.of("term", "pass")) {
-          assertThat(jdkClient(port(service, listener), "ping\n")).isEqualTo("ping\n");
+        // The JDK's client has another fingerprint: it passes both, and an open pair's
+        // fingerprints are in the runtime dump.
+        AdminClient admin = new AdminClient(service.admin().address());
+        try (SSLSocket held = jdkSocket(port(service, "term"))) {
+          assertThat(exchange(held, "held\n")).isEqualTo("held\n");
+          assertThat(admin.get("/dump").body())
+              .containsPattern(" ja3 [0-9a-f]{32} ja4 t13d[0-9]{4}00_[0-9a-f]{12}_[0-9a-f]{12}");
         }
+        assertThat(jdkClient(port(service, "pass"), "ping\n")).isEqualTo("ping\n");
         List<Map<String, Object>> lines = awaitLines(4);
         assertThat(lines)
             .filteredOn(l -> "fingerprint_blocked".equals(l.get("cause")))
@@ -164,7 +172,7 @@ class FingerprintListenerTest {
             .filteredOn(l -> !"fingerprint_blocked".equals(l.get("cause")))
             .hasSize(2)
             .allSatisfy(l -> assertThat(l.get("ja4")).isNotEqualTo(openssl.ja4()));
-        Map<String, Double> m = new AdminClient(service.admin().address()).scrape();
+        Map<String, Double> m = admin.scrape();
         for (String listener : List.of("term", "pass")) {
           assertThat(
                   m.get(
@@ -224,6 +232,26 @@ class FingerprintListenerTest {
           }
         }
         List<Map<String, Object>> lines = awaitLines(3);
+        // A whole ClientHello that cannot be read (version SSL 3.0) has no fingerprint either.
+        byte[] unreadable = hello.clone();
+        unreadable[10] = 0;
+        for (String listener : List.of("guarded", "open")) {
+          try (Socket s = new Socket()) {
+            s.connect(service.runtime().listener(listener).boundAddress());
+            s.setSoTimeout((int) Await.PATIENCE.toMillis());
+            s.getOutputStream().write(unreadable);
+            readToEnd(s.getInputStream());
+          }
+        }
+        List<Map<String, Object>> unread = awaitLines(5).subList(3, 5);
+        assertThat(unread)
+            .filteredOn(l -> "guarded".equals(l.get("listener")))
+            .singleElement()
+            .satisfies(l -> assertThat(l).containsEntry("cause", "client_hello_incomplete"));
+        assertThat(unread)
+            .filteredOn(l -> "open".equals(l.get("listener")))
+            .singleElement()
+            .satisfies(l -> assertThat(l).containsEntry("cause", "tls_handshake_failed"));
         assertThat(lines)
             .filteredOn(l -> !"open".equals(l.get("listener")))
             .hasSize(2)
@@ -238,17 +266,17 @@ class FingerprintListenerTest {
             .singleElement()
             .satisfies(l -> assertThat(l).containsEntry("cause", "tls_handshake_timeout"));
         Map<String, Double> m = new AdminClient(service.admin().address()).scrape();
-        for (String listener : List.of("guarded", "pass")) {
+        for (String[] expected : new String[][] {{"guarded", "2.0"}, {"pass", "1.0"}}) {
           assertThat(
                   m.get(
                       series(
                           "sluice_connections_closed_total",
                           "listener",
-                          listener,
+                          expected[0],
                           "cause",
                           "client_hello_incomplete")))
-              .as(listener)
-              .isEqualTo(1.0);
+              .as(expected[0])
+              .isEqualTo(Double.parseDouble(expected[1]));
         }
       }
     }
@@ -343,20 +371,45 @@ class FingerprintListenerTest {
         "");
   }
 
+  /** gnutls-cli to 127.0.0.1:port (SNI localhost), sending a line. */
+  private String gnutls(int port) {
+    return run(
+        List.of(
+            "gnutls-cli",
+            "--x509cafile",
+            pki.caCert.toString(),
+            "--sni-hostname",
+            "localhost",
+            "--verify-hostname",
+            "localhost",
+            "-p",
+            Integer.toString(port),
+            "127.0.0.1"),
+        "ping\n");
+  }
+
   private String jdkClient(int port, String text) throws Exception {
-    KeyStoreTrust trust = new KeyStoreTrust(pki.caCert);
-    SSLContext context = SSLContext.getInstance("TLS");
-    context.init(null, trust.managers(), null);
-    try (SSLSocket s = (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", port)) {
-      SSLParameters parameters = s.getSSLParameters();
-      parameters.setServerNames(List.of(new javax.net.ssl.SNIHostName("localhost")));
-      s.setSSLParameters(parameters);
-      s.setSoTimeout((int) Await.PATIENCE.toMillis());
-      s.getOutputStream().write(text.getBytes(StandardCharsets.US_ASCII));
-      s.getOutputStream().flush();
-      byte[] back = s.getInputStream().readNBytes(text.length());
-      return new String(back, StandardCharsets.US_ASCII);
+    try (SSLSocket s = jdkSocket(port)) {
+      return exchange(s, text);
     }
+  }
+
+  /** A JDK client connected to 127.0.0.1:port (SNI localhost), before its handshake. */
+  private SSLSocket jdkSocket(int port) throws Exception {
+    SSLContext context = SSLContext.getInstance("TLS");
+    context.init(null, new KeyStoreTrust(pki.caCert).managers(), null);
+    SSLSocket s = (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", port);
+    SSLParameters parameters = s.getSSLParameters();
+    parameters.setServerNames(List.of(new javax.net.ssl.SNIHostName("localhost")));
+    s.setSSLParameters(parameters);
+    s.setSoTimeout((int) Await.PATIENCE.toMillis());
+    return s;
+  }
+
+  private static String exchange(SSLSocket s, String text) throws IOException {
+    s.getOutputStream().write(text.getBytes(StandardCharsets.US_ASCII));
+    s.getOutputStream().flush();
+    return new String(s.getInputStream().readNBytes(text.length()), StandardCharsets.US_ASCII);
   }
 
   /** The CA as the JDK's trust managers. */
