@@ -122,7 +122,7 @@ public final class Ja4 {
       if (!b.isEmpty()) {
         b.append(',');
       }
-      b.append(String.format(Locale.ROOT, "%04x", value));
+      b.append(HexFormat.of().toHexDigits((short) value));
     }
     return b.toString();
   }
