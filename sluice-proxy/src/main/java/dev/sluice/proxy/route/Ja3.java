@@ -1,8 +1,6 @@
 package dev.sluice.proxy.route;
 
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
 
@@ -16,13 +14,8 @@ public final class Ja3 {
 
   /** The fingerprint: the MD5 of {@link #text}, 32 lower-case hex digits. */
   public static String of(ClientHello.Offer offer) {
-    try {
-      byte[] digest =
-          MessageDigest.getInstance("MD5").digest(text(offer).getBytes(StandardCharsets.US_ASCII));
-      return HexFormat.of().formatHex(digest);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every JDK has MD5", e);
-    }
+    byte[] digest = Digests.md5().digest(text(offer).getBytes(StandardCharsets.US_ASCII));
+    return HexFormat.of().formatHex(digest);
   }
 
   /** The text that is hashed, e.g. {@code 771,4865-4866,0-11-10,29-23,0}. */

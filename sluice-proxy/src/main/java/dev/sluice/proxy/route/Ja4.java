@@ -1,12 +1,9 @@
 package dev.sluice.proxy.route;
 
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * FoxIO's JA4 client fingerprint, for TLS over TCP: {@code t13d1516h2_8daaf6152771_e5627efa2ab1}.
@@ -25,40 +22,44 @@ public final class Ja4 {
 
   /** The fingerprint. */
   public static String of(ClientHello.Offer offer) {
-    List<Integer> ciphers = sorted(offer.cipherSuites(), false);
-    List<Integer> extensions = sorted(offer.extensions(), true);
-    return prefix(offer)
-        + '_'
-        + (ciphers.isEmpty() ? NO_VALUES : hash(hex(ciphers)))
-        + '_'
-        + (extensions.isEmpty() ? NO_VALUES : hash(extensionText(offer, extensions)));
+    int[] ciphers = sorted(offer.cipherSuites(), false);
+    int[] extensions = sorted(offer.extensions(), true);
+    StringBuilder b = prefix(offer).append('_');
+    if (ciphers.length == 0) {
+      b.append(NO_VALUES);
+    } else {
+      hash(hex(new StringBuilder(5 * ciphers.length), ciphers), b);
+    }
+    b.append('_');
+    if (extensions.length == 0) {
+      b.append(NO_VALUES);
+    } else {
+      hash(extensionText(offer, extensions), b);
+    }
+    return b.toString();
   }
 
   /** The raw form FoxIO calls JA4_r: the lists that are hashed, in place of their hashes. */
   public static String raw(ClientHello.Offer offer) {
-    List<Integer> extensions = sorted(offer.extensions(), true);
-    return prefix(offer)
-        + '_'
-        + hex(sorted(offer.cipherSuites(), false))
-        + '_'
-        + extensionText(offer, extensions);
+    StringBuilder b = prefix(offer).append('_');
+    hex(b, sorted(offer.cipherSuites(), false)).append('_');
+    return b.append(extensionText(offer, sorted(offer.extensions(), true))).toString();
   }
 
-  private static String prefix(ClientHello.Offer offer) {
-    int ciphers = withoutGrease(offer.cipherSuites()).size();
-    int extensions = withoutGrease(offer.extensions()).size();
-    return "t"
-        + version(offer)
-        + (offer.extensions().contains(EXT_SERVER_NAME) ? 'd' : 'i')
-        + String.format(Locale.ROOT, "%02d%02d", Math.min(ciphers, 99), Math.min(extensions, 99))
-        + alpn(offer.protocols());
+  private static StringBuilder prefix(ClientHello.Offer offer) {
+    int ciphers = Math.min(withoutGrease(offer.cipherSuites()).length, 99);
+    int extensions = Math.min(withoutGrease(offer.extensions()).length, 99);
+    StringBuilder b = new StringBuilder(40).append('t').append(version(offer));
+    b.append(offer.extensions().contains(EXT_SERVER_NAME) ? 'd' : 'i');
+    b.append(ciphers / 10).append(ciphers % 10).append(extensions / 10).append(extensions % 10);
+    return b.append(alpn(offer.protocols()));
   }
 
   private static String version(ClientHello.Offer offer) {
     int version = offer.legacyVersion();
-    List<Integer> supported = withoutGrease(offer.supportedVersions());
-    if (!supported.isEmpty()) {
-      version = supported.stream().mapToInt(Integer::intValue).max().orElseThrow();
+    int[] supported = withoutGrease(offer.supportedVersions());
+    if (supported.length > 0) {
+      version = Arrays.stream(supported).max().orElseThrow();
     }
     return switch (version) {
       case 0x0304 -> "13";
@@ -97,44 +98,56 @@ public final class Ja4 {
     return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
   }
 
-  private static String extensionText(ClientHello.Offer offer, List<Integer> extensions) {
-    List<Integer> algorithms = withoutGrease(offer.signatureAlgorithms());
-    return algorithms.isEmpty() ? hex(extensions) : hex(extensions) + '_' + hex(algorithms);
+  private static StringBuilder extensionText(ClientHello.Offer offer, int[] extensions) {
+    int[] algorithms = withoutGrease(offer.signatureAlgorithms());
+    StringBuilder b =
+        hex(new StringBuilder(5 * (extensions.length + algorithms.length)), extensions);
+    return algorithms.length == 0 ? b : hex(b.append('_'), algorithms);
   }
 
   /** The values without GREASE, sorted; the extensions also without server_name and ALPN. */
-  private static List<Integer> sorted(List<Integer> values, boolean extensions) {
-    List<Integer> kept = new ArrayList<>(withoutGrease(values));
+  private static int[] sorted(List<Integer> values, boolean extensions) {
+    int[] kept = withoutGrease(values);
     if (extensions) {
-      kept.removeIf(type -> type == EXT_SERVER_NAME || type == EXT_ALPN);
+      kept = Arrays.stream(kept).filter(t -> t != EXT_SERVER_NAME && t != EXT_ALPN).toArray();
     }
-    kept.sort(null);
+    Arrays.sort(kept);
     return kept;
   }
 
-  private static List<Integer> withoutGrease(List<Integer> values) {
-    return values.stream().filter(v -> !Grease.is(v)).toList();
+  private static int[] withoutGrease(List<Integer> values) {
+    int[] kept = new int[values.size()];
+    int n = 0;
+    for (int value : values) {
+      if (!Grease.is(value)) {
+        kept[n++] = value;
+      }
+    }
+    return n == kept.length ? kept : Arrays.copyOf(kept, n);
   }
 
-  private static String hex(List<Integer> values) {
-    StringBuilder b = new StringBuilder(values.size() * 5);
-    for (int value : values) {
-      if (!b.isEmpty()) {
+  /** Appends the values as 4 hex digits each, comma separated. */
+  private static StringBuilder hex(StringBuilder b, int[] values) {
+    for (int i = 0; i < values.length; i++) {
+      if (i > 0) {
         b.append(',');
       }
-      b.append(HexFormat.of().toHexDigits((short) value));
+      b.append(HexFormat.of().toHexDigits((short) values[i]));
     }
-    return b.toString();
+    return b;
   }
 
   /** The first 12 hex digits of the SHA-256 of {@code text}. */
   static String hash(String text) {
-    try {
-      byte[] digest =
-          MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.US_ASCII));
-      return HexFormat.of().formatHex(digest, 0, 6);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every JDK has SHA-256", e);
+    return hash(new StringBuilder(text), new StringBuilder(12)).toString();
+  }
+
+  /** Appends the first 12 hex digits of the SHA-256 of {@code text} (ASCII) to {@code to}. */
+  private static StringBuilder hash(CharSequence text, StringBuilder to) {
+    byte[] ascii = new byte[text.length()];
+    for (int i = 0; i < ascii.length; i++) {
+      ascii[i] = (byte) text.charAt(i);
     }
+    return to.append(HexFormat.of().formatHex(Digests.sha256().digest(ascii), 0, 6));
   }
 }
