@@ -44,6 +44,7 @@ public final class TlsHelloDetector implements Detector {
 
   @Override
   public Detection detect(Connection connection, ByteBuffer prefix) {
+    pair.peerAddress(connection.remoteAddress()); // for the log line of a handshake that fails
     return switch (reader.read(prefix)) { // resumes where the last read stopped
       case ClientHello.NeedMore more -> Detection.NEED_MORE;
       case ClientHello.Parsed hello -> {

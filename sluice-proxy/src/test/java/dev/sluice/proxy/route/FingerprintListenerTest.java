@@ -251,7 +251,11 @@ class FingerprintListenerTest {
         assertThat(unread)
             .filteredOn(l -> "open".equals(l.get("listener")))
             .singleElement()
-            .satisfies(l -> assertThat(l).containsEntry("cause", "tls_handshake_failed"));
+            .satisfies(
+                l -> {
+                  assertThat(l).containsEntry("cause", "tls_handshake_failed");
+                  assertThat(l.get("client").toString()).startsWith("127.0.0.1:");
+                });
         assertThat(lines)
             .filteredOn(l -> !"open".equals(l.get("listener")))
             .hasSize(2)
