@@ -4,6 +4,7 @@ import dev.sluice.proxy.cluster.UpstreamTarget;
 import dev.sluice.proxy.config.AccessLogTarget;
 import dev.sluice.proxy.config.Endpoint;
 import dev.sluice.proxy.forward.Pair;
+import dev.sluice.proxy.route.Fingerprint;
 import dev.sluice.proxy.runtime.ListenerRuntime;
 import dev.sluice.proxy.runtime.PairObserver;
 import java.io.FileDescriptor;
@@ -107,6 +108,9 @@ public final class AccessLog implements PairObserver, AutoCloseable {
     field(b, "upstream", target == null ? null : target.name());
     field(b, "sni", pair.serverName());
     field(b, "alpn", pair.applicationProtocol());
+    Fingerprint fingerprint = pair.fingerprint();
+    field(b, "ja3", fingerprint == null ? null : fingerprint.ja3());
+    field(b, "ja4", fingerprint == null ? null : fingerprint.ja4());
     b.append(",\"duration_ms\":").append(millis(pair.ageNanos()));
     long connect = pair.connectNanos();
     b.append(",\"connect_ms\":").append(connect < 0 ? "null" : millis(connect));

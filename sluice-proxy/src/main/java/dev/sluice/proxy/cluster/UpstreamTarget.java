@@ -178,6 +178,11 @@ public final class UpstreamTarget implements Pair.Upstream {
   }
 
   @Override
+  public dev.sluice.proxy.proxyprotocol.FingerprintTlvs fingerprintTlvs() {
+    return cluster.config().fingerprintTlvs();
+  }
+
+  @Override
   public void connected() {
     counters.connects.increment();
     counters.active.incrementAndGet();

@@ -1,5 +1,6 @@
 package dev.sluice.proxy.config;
 
+import dev.sluice.proxy.proxyprotocol.FingerprintTlvs;
 import dev.sluice.proxy.proxyprotocol.ProxyHeader.Version;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,6 +21,7 @@ import java.util.List;
  * @param tls TLS to the upstreams (re-encryption), or null for plain
  * @param proxyProtocol the PROXY protocol header sent first to every upstream (and before every
  *     health check), or null for none
+ * @param fingerprintTlvs the TLV types a version 2 header carries the client's JA3 and JA4 in
  */
 public record ClusterConfig(
     String name,
@@ -31,10 +33,37 @@ public record ClusterConfig(
     Duration slowStart,
     Duration resolveInterval,
     UpstreamTls tls,
-    Version proxyProtocol) {
+    Version proxyProtocol,
+    FingerprintTlvs fingerprintTlvs) {
 
   public ClusterConfig {
     upstreams = List.copyOf(upstreams);
+  }
+
+  /** A cluster whose version 2 headers carry the fingerprints in the default TLV types. */
+  public ClusterConfig(
+      String name,
+      List<UpstreamConfig> upstreams,
+      Balance balance,
+      HealthCheck healthCheck,
+      PassiveHealth passive,
+      Retries retries,
+      Duration slowStart,
+      Duration resolveInterval,
+      UpstreamTls tls,
+      Version proxyProtocol) {
+    this(
+        name,
+        upstreams,
+        balance,
+        healthCheck,
+        passive,
+        retries,
+        slowStart,
+        resolveInterval,
+        tls,
+        proxyProtocol,
+        FingerprintTlvs.DEFAULTS);
   }
 
   /** A cluster that sends no PROXY protocol header. */

@@ -5,6 +5,7 @@ import dev.sluice.proxy.config.ClusterConfig.UpstreamConfig;
 import dev.sluice.proxy.config.ListenerTls.Certificate;
 import dev.sluice.proxy.config.ListenerTls.ClientAuthMode;
 import dev.sluice.proxy.config.YamlNode.Problems;
+import dev.sluice.proxy.proxyprotocol.FingerprintTlvs;
 import dev.sluice.proxy.proxyprotocol.ProxyHeader;
 import dev.sluice.proxy.proxyprotocol.ProxyHeaderParser;
 import dev.sluice.tls.KeyMaterial;
@@ -384,7 +385,14 @@ public final class ConfigReader {
   private Limits limits(YamlNode node, ListenerTls tls) {
     Map<String, YamlNode> f =
         node.fields(
-            "connectionsPerSecond", "burst", "perSourceAddress", "allow", "deny", "requireSni");
+            "connectionsPerSecond",
+            "burst",
+            "perSourceAddress",
+            "allow",
+            "deny",
+            "requireSni",
+            "ja3Blocklist",
+            "ja4Blocklist");
     int rate =
         f.containsKey("connectionsPerSecond")
             ? intIn(f.get("connectionsPerSecond"), 1, 10_000_000, 0)
@@ -401,7 +409,43 @@ public final class ConfigReader {
     if (requireSni && tls == null) {
       f.get("requireSni").problem("requireSni needs tls on the listener");
     }
-    return new Limits(rate, burst, perSource, allow, deny, requireSni);
+    List<String> ja3 = fingerprints(f.get("ja3Blocklist"), JA3, "a JA3 is 32 hex digits");
+    List<String> ja4 =
+        fingerprints(
+            f.get("ja4Blocklist"),
+            JA4,
+            "a JA4 is like t13d1516h2_8daaf6152771_e5627efa2ab1 (hashes in lower-case hex)");
+    for (String key : List.of("ja3Blocklist", "ja4Blocklist")) {
+      if (f.containsKey(key) && tls == null) {
+        f.get(key).problem(key + " needs tls on the listener");
+      }
+    }
+    return new Limits(rate, burst, perSource, allow, deny, requireSni, ja3, ja4);
+  }
+
+  private static final Pattern JA3 = Pattern.compile("[0-9a-fA-F]{32}");
+  private static final Pattern JA4 =
+      Pattern.compile(
+          "[tqd](1[0-3]|s[23]|d[1-3]|00)[di][0-9]{4}[0-9A-Za-z]{2}_[0-9a-f]{12}_[0-9a-f]{12}");
+
+  /** A blocklist's entries, JA3 in lower case; an entry that is not a fingerprint is a problem. */
+  private List<String> fingerprints(YamlNode node, Pattern form, String expected) {
+    if (node == null) {
+      return List.of();
+    }
+    List<String> entries = new ArrayList<>();
+    for (YamlNode item : node.items()) {
+      String text = item.text().orElse(null);
+      if (text == null) {
+        continue;
+      }
+      if (!form.matcher(text).matches()) {
+        item.problem("'" + text + "' is not a fingerprint: " + expected);
+      } else {
+        entries.add(form == JA3 ? text.toLowerCase(Locale.ROOT) : text);
+      }
+    }
+    return entries;
   }
 
   private List<Cidr> networks(YamlNode node) {
@@ -598,7 +642,8 @@ public final class ConfigReader {
             "slowStart",
             "resolveInterval",
             "tls",
-            "proxyProtocol");
+            "proxyProtocol",
+            "proxyProtocolTlvs");
     String name = name(node, f);
     List<UpstreamConfig> upstreams = new ArrayList<>();
     YamlNode list = require(node, f, "upstreams");
@@ -653,6 +698,20 @@ public final class ConfigReader {
     Duration resolve = timeout(f, "resolveInterval", Duration.ZERO);
     ProxyHeader.Version proxyProtocol =
         f.containsKey("proxyProtocol") ? proxyVersion(f.get("proxyProtocol")) : null;
+    FingerprintTlvs fingerprintTlvs = FingerprintTlvs.DEFAULTS;
+    if (f.containsKey("proxyProtocolTlvs")) {
+      YamlNode tlvs = f.get("proxyProtocolTlvs");
+      if (proxyProtocol != ProxyHeader.Version.V2) {
+        tlvs.problem("TLVs are sent in PROXY protocol v2 headers: set proxyProtocol: v2");
+      }
+      Map<String, YamlNode> t = tlvs.fields("ja3", "ja4");
+      int ja3 = FingerprintTlvs.DEFAULTS.ja3();
+      int ja4 = FingerprintTlvs.DEFAULTS.ja4();
+      fingerprintTlvs =
+          new FingerprintTlvs(
+              t.containsKey("ja3") ? tlvType(t.get("ja3"), ja3) : ja3,
+              t.containsKey("ja4") ? tlvType(t.get("ja4"), ja4) : ja4);
+    }
     return name == null
         ? null
         : new ClusterConfig(
@@ -665,7 +724,30 @@ public final class ConfigReader {
             slowStart,
             resolve,
             tls,
-            proxyProtocol);
+            proxyProtocol,
+            fingerprintTlvs);
+  }
+
+  /** A TLV type: one byte, written 0xE0 or 224, or {@code none} for a value not sent. */
+  private int tlvType(YamlNode node, int fallback) {
+    String text = node.text().orElse(null);
+    if (text == null) {
+      return fallback;
+    }
+    String t = text.strip().toLowerCase(Locale.ROOT);
+    if (t.equals("none")) {
+      return FingerprintTlvs.NOT_SENT;
+    }
+    try {
+      int type = t.startsWith("0x") ? Integer.parseInt(t.substring(2), 16) : Integer.parseInt(t);
+      if (type >= 1 && type <= 0xff) {
+        return type;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    node.problem("'" + text + "' is not a TLV type (0x01 to 0xff, or none)");
+    return fallback;
   }
 
   /** A share of upstreams, written {@code 50%} or {@code 50}. */

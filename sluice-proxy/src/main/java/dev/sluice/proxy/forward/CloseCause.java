@@ -48,6 +48,13 @@ public enum CloseCause {
   TLS_ERROR("tls_error"),
   /** A passthrough listener could not read a ClientHello (malformed, too large, too slow). */
   CLIENT_HELLO_INVALID("client_hello_invalid"),
+  /** The client's JA3 or JA4 fingerprint is in the listener's blocklist. */
+  FINGERPRINT_BLOCKED("fingerprint_blocked"),
+  /**
+   * A listener with a fingerprint blocklist got no complete ClientHello within the handshake
+   * timeout (or one it could not read): it fails closed rather than let an unknown client through.
+   */
+  CLIENT_HELLO_INCOMPLETE("client_hello_incomplete"),
   /**
    * A listener that expects PROXY protocol headers got a malformed, truncated, oversized or
    * unexpected one (or none: the client closed first).

@@ -11,6 +11,7 @@ import dev.sluice.proxy.config.Units;
 import dev.sluice.proxy.proxyprotocol.HeaderFirst;
 import dev.sluice.proxy.proxyprotocol.OutboundHeader;
 import dev.sluice.proxy.proxyprotocol.ProxyHeader;
+import dev.sluice.proxy.route.Fingerprint;
 import dev.sluice.tls.TlsClient;
 import dev.sluice.tls.TlsConnection;
 import dev.sluice.tls.TlsHandshakeException;
@@ -113,6 +114,11 @@ public final class Pair {
       return null;
     }
 
+    /** The TLV types a version 2 header carries the client's fingerprints in. */
+    default dev.sluice.proxy.proxyprotocol.FingerprintTlvs fingerprintTlvs() {
+      return dev.sluice.proxy.proxyprotocol.FingerprintTlvs.DEFAULTS;
+    }
+
     /** A pair connected to it. */
     default void connected() {}
 
@@ -157,6 +163,7 @@ public final class Pair {
   private Side firstEnded;
   private String serverName;
   private String applicationProtocol;
+  private Fingerprint fingerprint;
   private SocketAddress clientAddress;
   private SocketAddress peerAddress;
   private ProxyHeader proxyHeader;
@@ -230,6 +237,16 @@ public final class Pair {
   /** The application protocol (ALPN) negotiated or offered, or null. */
   public String applicationProtocol() {
     return applicationProtocol;
+  }
+
+  /** The client's JA3 and JA4, or null when it sent no ClientHello (plain TCP, a refusal). */
+  public Fingerprint fingerprint() {
+    return fingerprint;
+  }
+
+  /** Records the fingerprints of the client's ClientHello (read once, by the first stage). */
+  public void fingerprint(Fingerprint fingerprint) {
+    this.fingerprint = fingerprint;
   }
 
   /** Sets the protocols read from a passthrough ClientHello (the first one offered). */
@@ -387,7 +404,9 @@ public final class Pair {
     Upstream attempt = target;
     ProxyHeader.Version proxyProtocol = attempt.proxyProtocol();
     byte[] header =
-        proxyProtocol == null ? null : OutboundHeader.forPair(this, proxyProtocol); // per attempt
+        proxyProtocol == null
+            ? null
+            : OutboundHeader.forPair(this, proxyProtocol, attempt.fingerprintTlvs()); // per attempt
     java.util.concurrent.CompletableFuture<?> connected =
         HeaderFirst.connect(
             loop,
@@ -877,6 +896,9 @@ public final class Pair {
     b.append(' ').append(upstream);
     if (serverName != null) {
       b.append(" sni ").append(serverName);
+    }
+    if (fingerprint != null) {
+      b.append(" ja3 ").append(fingerprint.ja3()).append(" ja4 ").append(fingerprint.ja4());
     }
     if (clientAddress != null && !clientAddress.equals(peerAddress)) {
       b.append(" for ").append(dev.sluice.proxy.config.Endpoint.format(clientAddress));

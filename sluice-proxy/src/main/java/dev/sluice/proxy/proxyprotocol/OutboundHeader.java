@@ -5,6 +5,7 @@ import dev.sluice.proxy.forward.Pair;
 import dev.sluice.proxy.proxyprotocol.ProxyHeader.Command;
 import dev.sluice.proxy.proxyprotocol.ProxyHeader.Family;
 import dev.sluice.proxy.proxyprotocol.ProxyHeader.Version;
+import dev.sluice.proxy.route.Fingerprint;
 import dev.sluice.tls.TlsConnection;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -39,6 +40,8 @@ import javax.net.ssl.SSLSession;
  *   <li>SSL, when this listener terminated TLS: the client-connected-over-TLS bit, the version and
  *       cipher, and when the client presented a certificate (which the JDK verified, or the
  *       handshake would have failed) the certificate bits, verify 0 and the subject's CN.
+ *   <li>The client's JA3 and JA4 fingerprints (from its ClientHello, terminated or passed through),
+ *       in the types the cluster names ({@link FingerprintTlvs}, 0xE0 and 0xE1 by default).
  * </ul>
  *
  * Without TLS here, ALPN and AUTHORITY received in the client's own header are passed on.
@@ -48,7 +51,12 @@ public final class OutboundHeader {
 
   /** The header's bytes for {@code pair}'s upstream. Loop thread (reads the pair). */
   public static byte[] forPair(Pair pair, Version version) {
-    return ProxyHeaderEncoder.encode(headerFor(pair, version));
+    return forPair(pair, version, FingerprintTlvs.DEFAULTS);
+  }
+
+  /** The header's bytes, the fingerprints in {@code fingerprints}' types. Loop thread. */
+  public static byte[] forPair(Pair pair, Version version, FingerprintTlvs fingerprints) {
+    return ProxyHeaderEncoder.encode(headerFor(pair, version, fingerprints));
   }
 
   /**
@@ -61,9 +69,13 @@ public final class OutboundHeader {
   }
 
   static ProxyHeader headerFor(Pair pair, Version version) {
+    return headerFor(pair, version, FingerprintTlvs.DEFAULTS);
+  }
+
+  static ProxyHeader headerFor(Pair pair, Version version, FingerprintTlvs fingerprints) {
     SocketAddress source = pair.clientAddress();
     SocketAddress destination = pair.destinationAddress();
-    List<Tlv> tlvs = version == Version.V2 ? tlvs(pair) : List.of();
+    List<Tlv> tlvs = version == Version.V2 ? tlvs(pair, fingerprints) : List.of();
     if (source instanceof InetSocketAddress s
         && destination instanceof InetSocketAddress d
         && s.getAddress() != null
@@ -89,8 +101,8 @@ public final class OutboundHeader {
         <= 108;
   }
 
-  private static List<Tlv> tlvs(Pair pair) {
-    List<Tlv> tlvs = new ArrayList<>(3);
+  private static List<Tlv> tlvs(Pair pair, FingerprintTlvs fingerprints) {
+    List<Tlv> tlvs = new ArrayList<>(5);
     Connection client = pair.client().connection();
     ProxyHeader received = pair.proxyHeader();
     boolean terminated = client instanceof TlsConnection;
@@ -110,6 +122,15 @@ public final class OutboundHeader {
     }
     if (client instanceof TlsConnection tls) {
       tlvs.add(ssl(tls.session()).toTlv());
+    }
+    Fingerprint fingerprint = pair.fingerprint();
+    if (fingerprint != null) {
+      if (fingerprints.ja3() != FingerprintTlvs.NOT_SENT) {
+        tlvs.add(Tlv.text(fingerprints.ja3(), fingerprint.ja3()));
+      }
+      if (fingerprints.ja4() != FingerprintTlvs.NOT_SENT) {
+        tlvs.add(Tlv.text(fingerprints.ja4(), fingerprint.ja4()));
+      }
     }
     return tlvs;
   }

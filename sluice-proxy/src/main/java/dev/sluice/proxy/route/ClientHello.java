@@ -9,8 +9,9 @@ import java.util.Locale;
 /**
  * Reads the server name (SNI) and the offered application protocols (ALPN) from the first bytes of
  * a TLS connection without terminating it: the ClientHello, reassembled when it is split across TCP
- * segments or TLS records. Strict: anything that is not a well-formed ClientHello is {@link
- * Invalid} with a reason, never guessed at.
+ * segments or TLS records; and what the client offered, in its order, for its JA3 and JA4
+ * fingerprints. Strict: anything that is not a well-formed ClientHello is {@link Invalid} with a
+ * reason, never guessed at.
  */
 public final class ClientHello {
   private static final int RECORD_HEADER = 5;
@@ -18,7 +19,11 @@ public final class ClientHello {
   private static final int CLIENT_HELLO = 1;
   private static final int MAX_RECORD = 16384 + 2048;
   private static final int EXT_SERVER_NAME = 0;
+  private static final int EXT_SUPPORTED_GROUPS = 10;
+  private static final int EXT_EC_POINT_FORMATS = 11;
+  private static final int EXT_SIGNATURE_ALGORITHMS = 13;
   private static final int EXT_ALPN = 16;
+  private static final int EXT_SUPPORTED_VERSIONS = 43;
 
   private ClientHello() {}
 
@@ -33,8 +38,42 @@ public final class ClientHello {
    *
    * @param serverName the host name asked for, lower case, or null when none was sent
    * @param protocols the ALPN protocols offered, in the client's order (empty when none)
+   * @param offer every value the fingerprints are made of
    */
-  public record Parsed(String serverName, List<String> protocols) implements Result {}
+  public record Parsed(String serverName, List<String> protocols, Offer offer) implements Result {}
+
+  /**
+   * What the client offered, each list in the client's order with GREASE values kept (the
+   * fingerprints drop them): the fields JA3 and JA4 are made of.
+   *
+   * @param legacyVersion the ClientHello's version field (0x0303 for TLS 1.2 and 1.3)
+   * @param cipherSuites the cipher suites
+   * @param extensions the extension types
+   * @param supportedGroups the supported_groups (elliptic_curves) extension's list, empty if none
+   * @param pointFormats the ec_point_formats extension's list, empty if none
+   * @param signatureAlgorithms the signature_algorithms extension's list, empty if none
+   * @param supportedVersions the supported_versions extension's list, empty if none
+   * @param protocols the ALPN protocols, each byte a char (ISO 8859-1), empty if none
+   */
+  public record Offer(
+      int legacyVersion,
+      List<Integer> cipherSuites,
+      List<Integer> extensions,
+      List<Integer> supportedGroups,
+      List<Integer> pointFormats,
+      List<Integer> signatureAlgorithms,
+      List<Integer> supportedVersions,
+      List<String> protocols) {
+    public Offer {
+      cipherSuites = List.copyOf(cipherSuites);
+      extensions = List.copyOf(extensions);
+      supportedGroups = List.copyOf(supportedGroups);
+      pointFormats = List.copyOf(pointFormats);
+      signatureAlgorithms = List.copyOf(signatureAlgorithms);
+      supportedVersions = List.copyOf(supportedVersions);
+      protocols = List.copyOf(protocols);
+    }
+  }
 
   /** Not a ClientHello, or a malformed one. */
   public record Invalid(String reason) implements Result {}
@@ -221,18 +260,27 @@ public final class ClientHello {
         return new Invalid("a session id of " + sessionId + " B");
       }
       skip(b, sessionId, "session id");
-      int suites = b.getShort() & 0xffff;
-      if (suites < 2 || suites % 2 != 0) {
-        return new Invalid("a cipher suite list of " + suites + " B");
+      int suitesLength = b.getShort() & 0xffff;
+      if (suitesLength < 2 || suitesLength % 2 != 0) {
+        return new Invalid("a cipher suite list of " + suitesLength + " B");
       }
-      skip(b, suites, "cipher suites");
+      if (suitesLength > b.remaining()) {
+        throw new Truncated("cipher suites");
+      }
+      List<Integer> suites = new ArrayList<>(suitesLength / 2);
+      for (int i = 0; i < suitesLength; i += 2) {
+        suites.add(b.getShort() & 0xffff);
+      }
       int compressions = b.get() & 0xff;
       if (compressions < 1) {
         return new Invalid("no compression methods");
       }
       skip(b, compressions, "compression methods");
+      List<Integer> none = List.of();
       if (!b.hasRemaining()) {
-        return new Parsed(null, List.of()); // no extensions (TLS 1.2 and older may send none)
+        // No extensions (TLS 1.2 and older may send none).
+        return new Parsed(
+            null, List.of(), new Offer(version, suites, none, none, none, none, none, List.of()));
       }
       int extensionsLength = b.getShort() & 0xffff;
       if (extensionsLength != b.remaining()) {
@@ -243,44 +291,93 @@ public final class ClientHello {
       boolean sawServerName = false;
       List<String> protocols = List.of();
       boolean sawAlpn = false;
+      List<Integer> extensions = new ArrayList<>();
+      List<Integer> groups = none;
+      List<Integer> pointFormats = none;
+      List<Integer> signatureAlgorithms = none;
+      List<Integer> supportedVersions = none;
       while (b.hasRemaining()) {
         int type = b.getShort() & 0xffff;
         int length = b.getShort() & 0xffff;
         if (length > b.remaining()) {
           return new Invalid("extension " + type + " of " + length + " B overruns the ClientHello");
         }
+        extensions.add(type);
         ByteBuffer ext = b.slice(b.position(), length);
         b.position(b.position() + length);
-        if (type == EXT_SERVER_NAME) {
-          if (sawServerName) {
-            return new Invalid("two server_name extensions");
+        switch (type) {
+          case EXT_SERVER_NAME -> {
+            if (sawServerName) {
+              return new Invalid("two server_name extensions");
+            }
+            sawServerName = true;
+            Object name = serverName(ext);
+            if (name instanceof Invalid invalid) {
+              return invalid;
+            }
+            serverName = (String) name;
           }
-          sawServerName = true;
-          Object name = serverName(ext);
-          if (name instanceof Invalid invalid) {
-            return invalid;
+          case EXT_ALPN -> {
+            if (sawAlpn) {
+              return new Invalid("two ALPN extensions");
+            }
+            sawAlpn = true;
+            Object offered = protocols(ext);
+            if (offered instanceof Invalid invalid) {
+              return invalid;
+            }
+            @SuppressWarnings("unchecked") // protocols() returns a List<String> or an Invalid
+            List<String> names = (List<String>) offered;
+            protocols = names;
           }
-          serverName = (String) name;
-        } else if (type == EXT_ALPN) {
-          if (sawAlpn) {
-            return new Invalid("two ALPN extensions");
-          }
-          sawAlpn = true;
-          Object offered = protocols(ext);
-          if (offered instanceof Invalid invalid) {
-            return invalid;
-          }
-          @SuppressWarnings("unchecked") // protocols() returns a List<String> or an Invalid
-          List<String> list = (List<String>) offered;
-          protocols = list;
+          case EXT_SUPPORTED_GROUPS -> groups = values(ext, 2, 2, "supported_groups");
+          case EXT_EC_POINT_FORMATS -> pointFormats = values(ext, 1, 1, "ec_point_formats");
+          case EXT_SIGNATURE_ALGORITHMS ->
+              signatureAlgorithms = values(ext, 2, 2, "signature_algorithms");
+          case EXT_SUPPORTED_VERSIONS ->
+              supportedVersions = values(ext, 1, 2, "supported_versions");
+          default -> {}
         }
       }
-      return new Parsed(serverName, protocols);
+      Offer offer =
+          new Offer(
+              version,
+              suites,
+              extensions,
+              groups,
+              pointFormats,
+              signatureAlgorithms,
+              supportedVersions,
+              protocols);
+      return new Parsed(serverName, protocols, offer);
     } catch (java.nio.BufferUnderflowException | IndexOutOfBoundsException e) {
       return new Invalid("the ClientHello ends in the middle of a field");
     } catch (Truncated t) {
       return new Invalid("the ClientHello ends in its " + t.getMessage());
+    } catch (Malformed m) {
+      return new Invalid(m.getMessage());
     }
+  }
+
+  /**
+   * A list extension's values: a {@code prefixBytes} length, then values of {@code valueBytes}
+   * each. A list whose length is not its extension's, or not a whole number of values, is invalid.
+   */
+  private static List<Integer> values(ByteBuffer ext, int prefixBytes, int valueBytes, String name)
+      throws Malformed {
+    if (ext.remaining() < prefixBytes) {
+      throw new Malformed("an empty " + name + " extension");
+    }
+    int length = prefixBytes == 1 ? ext.get() & 0xff : ext.getShort() & 0xffff;
+    if (length != ext.remaining() || length % valueBytes != 0) {
+      throw new Malformed(
+          "a " + name + " list of " + length + " B in " + (ext.limit() - prefixBytes) + " B");
+    }
+    List<Integer> values = new ArrayList<>(length / valueBytes);
+    while (ext.hasRemaining()) {
+      values.add(valueBytes == 1 ? ext.get() & 0xff : ext.getShort() & 0xffff);
+    }
+    return List.copyOf(values);
   }
 
   private static Object serverName(ByteBuffer ext) {
@@ -372,6 +469,15 @@ public final class ClientHello {
       throw new Truncated(what);
     }
     b.position(b.position() + n);
+  }
+
+  /** A list extension that is not a whole list: the reason. */
+  private static final class Malformed extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    Malformed(String reason) {
+      super(reason, null, false, false);
+    }
   }
 
   private static final class Truncated extends Exception {

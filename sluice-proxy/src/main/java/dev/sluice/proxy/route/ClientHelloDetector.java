@@ -13,15 +13,18 @@ import java.nio.ByteBuffer;
  * TLS) for the server name the pair is routed by, then hands the connection to the pair's client
  * leg with every byte read so far, to be forwarded untouched. A ClientHello that is malformed, too
  * large or too slow refuses the connection with that reason. The ClientHello is read as it arrives,
- * each read resuming where the last stopped.
+ * each read resuming where the last stopped. Its JA3 and JA4 are recorded on the pair, and a client
+ * whose fingerprint the listener blocks is refused.
  */
 public final class ClientHelloDetector implements Detector {
   private final Pair pair;
   private final ClientHello.Reader reader;
+  private final FingerprintCheck check;
 
-  public ClientHelloDetector(Pair pair, int maxBytes) {
+  public ClientHelloDetector(Pair pair, int maxBytes, FingerprintCheck check) {
     this.pair = pair;
     this.reader = new ClientHello.Reader(maxBytes);
+    this.check = check;
   }
 
   @Override
@@ -32,7 +35,12 @@ public final class ClientHelloDetector implements Detector {
       case ClientHello.Parsed hello -> {
         pair.serverName(hello.serverName());
         pair.applicationProtocol(hello.protocols().isEmpty() ? null : hello.protocols().getFirst());
-        yield Detection.handOver(pair.client());
+        Fingerprint fingerprint = Fingerprint.of(hello.offer());
+        pair.fingerprint(fingerprint);
+        String blocked = check.refusal(fingerprint);
+        yield blocked == null
+            ? Detection.handOver(pair.client())
+            : refuse(CloseCause.FINGERPRINT_BLOCKED, blocked);
       }
       case ClientHello.Invalid invalid -> refuse(invalid.reason());
     };
@@ -40,7 +48,10 @@ public final class ClientHelloDetector implements Detector {
 
   @Override
   public Detection onTimeout(Connection connection, ByteBuffer prefix) {
-    return refuse("no complete ClientHello in time (" + prefix.remaining() + " B received)");
+    String detail = "no complete ClientHello in time (" + prefix.remaining() + " B received)";
+    return check.active()
+        ? refuse(CloseCause.CLIENT_HELLO_INCOMPLETE, detail)
+        : refuse(CloseCause.CLIENT_HELLO_INVALID, detail);
   }
 
   @Override
@@ -66,7 +77,11 @@ public final class ClientHelloDetector implements Detector {
   }
 
   private Detection refuse(String reason) {
-    pair.refused(CloseCause.CLIENT_HELLO_INVALID, reason);
-    return Detection.reject(CloseCause.CLIENT_HELLO_INVALID.label(), reason);
+    return refuse(CloseCause.CLIENT_HELLO_INVALID, reason);
+  }
+
+  private Detection refuse(CloseCause cause, String reason) {
+    pair.refused(cause, reason);
+    return Detection.reject(cause.label(), reason);
   }
 }

@@ -23,6 +23,8 @@ import dev.sluice.proxy.limit.Admission;
 import dev.sluice.proxy.metrics.ListenerStats;
 import dev.sluice.proxy.proxyprotocol.ProxyProtocolStage;
 import dev.sluice.proxy.route.ClientHelloDetector;
+import dev.sluice.proxy.route.FingerprintCheck;
+import dev.sluice.proxy.route.TlsHelloDetector;
 import dev.sluice.tls.TlsServer;
 import java.io.IOException;
 import java.net.SocketAddress;
@@ -39,6 +41,10 @@ import java.util.function.Supplier;
  */
 public final class ListenerRuntime implements Pair.Owner {
   private static final long WARN_INTERVAL_NANOS = 10_000_000_000L;
+
+  /** The most bytes of ClientHello a terminating listener reads for its fingerprints. */
+  private static final int TLS_CLIENT_HELLO_BYTES = 16 * 1024;
+
   private static final org.slf4j.Logger LOG =
       org.slf4j.LoggerFactory.getLogger(ListenerRuntime.class);
 
@@ -48,6 +54,7 @@ public final class ListenerRuntime implements Pair.Owner {
    * @param tlsFiles what the TLS files held when {@code tls} was built (a reload that finds them
    *     and the TLS settings unchanged keeps {@code tls}, and so its sessions)
    * @param proxyProtocol the stage reading PROXY protocol headers first, or null
+   * @param fingerprints the JA3 and JA4 blocklists of the listener's limits
    */
   record Settings(
       ListenerConfig config,
@@ -56,7 +63,26 @@ public final class ListenerRuntime implements Pair.Owner {
       Map<String, Cluster> clusters,
       SocketOptions upstream,
       Admission admission,
-      ProxyProtocolStage proxyProtocol) {}
+      ProxyProtocolStage proxyProtocol,
+      FingerprintCheck fingerprints) {
+
+    Settings(
+        ListenerConfig config,
+        TlsServer tls,
+        Map<String, Cluster> clusters,
+        SocketOptions upstream,
+        Admission admission,
+        ProxyProtocolStage proxyProtocol) {
+      this(
+          config,
+          tls,
+          clusters,
+          upstream,
+          admission,
+          proxyProtocol,
+          FingerprintCheck.of(config.limits().ja3Blocklist(), config.limits().ja4Blocklist()));
+    }
+  }
 
   private final String name;
   private final ListenerStats stats;
@@ -199,10 +225,21 @@ public final class ListenerRuntime implements Pair.Owner {
     ConnectionHandler first =
         switch (now.config().tls()) {
           case null -> pair.client();
-          case ListenerTls.Terminate t -> now.tls().newPortHandler(pair.client(), budget);
+          case ListenerTls.Terminate t ->
+              // The ClientHello is read for its fingerprints first, then replayed to TLS.
+              new DetectingHandler(
+                  new TlsHelloDetector(
+                      pair,
+                      now.tls().newPortHandler(pair.client(), budget),
+                      TLS_CLIENT_HELLO_BYTES,
+                      now.fingerprints(),
+                      now.config().timeouts().handshake()),
+                  TLS_CLIENT_HELLO_BYTES,
+                  now.config().timeouts().handshake(),
+                  budget);
           case ListenerTls.Passthrough p ->
               new DetectingHandler(
-                  new ClientHelloDetector(pair, p.maxClientHelloBytes()),
+                  new ClientHelloDetector(pair, p.maxClientHelloBytes(), now.fingerprints()),
                   p.maxClientHelloBytes(),
                   now.config().timeouts().handshake(),
                   budget);

@@ -76,6 +76,8 @@ class ReferenceConfigTest {
                 List.of(Cidr.parse("127.0.0.2/32")),
                 false));
     assertThat(tls.limits().requireSni()).isTrue();
+    assertThat(tls.limits().ja3Blocklist()).containsExactly("e7d705a3286e19ea42f587b344ee6865");
+    assertThat(tls.limits().ja4Blocklist()).containsExactly("t13d1516h2_8daaf6152771_e5627efa2ab1");
 
     ClusterConfig echo = config.clusters().getFirst();
     assertThat(echo.upstreams()).hasSize(2);
@@ -116,6 +118,8 @@ class ReferenceConfigTest {
     assertThat(config.clusters().get(2).proxyProtocol())
         .isEqualTo(dev.sluice.proxy.proxyprotocol.ProxyHeader.Version.V2);
     assertThat(config.clusters().getFirst().proxyProtocol()).isNull();
+    assertThat(config.clusters().get(2).fingerprintTlvs())
+        .isEqualTo(new dev.sluice.proxy.proxyprotocol.FingerprintTlvs(0xE0, 0xE1));
     assertThat(config.maxBytesInFlight()).isEqualTo(256L << 20);
     assertThat(config.drainTimeout()).isEqualTo(Duration.ofSeconds(30));
   }

@@ -133,7 +133,8 @@ class SendProxyProtocolTest {
         assertThat(addresses.getInt()).isEqualTo(0x7f000001);
         assertThat(addresses.getShort() & 0xffff).isEqualTo(client.getLocalPort());
         Map<Integer, byte[]> tlvs = tlvs(ByteBuffer.wrap(body, 12, body.length - 12).slice());
-        assertThat(tlvs.keySet()).containsExactly(Tlv.ALPN, Tlv.AUTHORITY, Tlv.SSL);
+        // and the client's JA3 and JA4 in the default types
+        assertThat(tlvs.keySet()).containsExactly(Tlv.ALPN, Tlv.AUTHORITY, Tlv.SSL, 0xE0, 0xE1);
         assertThat(tlvs.get(Tlv.ALPN)).asString(StandardCharsets.US_ASCII).isEqualTo("h2");
         assertThat(tlvs.get(Tlv.AUTHORITY))
             .asString(StandardCharsets.US_ASCII)
@@ -169,7 +170,8 @@ class SendProxyProtocolTest {
         byte[] fixed = in.readNBytes(16);
         byte[] body = in.readNBytes(((fixed[14] & 0xff) << 8) | (fixed[15] & 0xff));
         Map<Integer, byte[]> tlvs = tlvs(ByteBuffer.wrap(body, 12, body.length - 12).slice());
-        assertThat(tlvs.keySet()).containsExactly(Tlv.AUTHORITY, Tlv.SSL); // no ALPN negotiated
+        // no ALPN negotiated
+        assertThat(tlvs.keySet()).containsExactly(Tlv.AUTHORITY, Tlv.SSL, 0xE0, 0xE1);
         ByteBuffer ssl = ByteBuffer.wrap(tlvs.get(Tlv.SSL));
         assertThat(ssl.get()).isEqualTo((byte) 0x01); // over TLS, no certificate
         assertThat(ssl.getInt()).isNotZero();
