@@ -64,25 +64,7 @@ public final class ListenerRuntime implements Pair.Owner {
       SocketOptions upstream,
       Admission admission,
       ProxyProtocolStage proxyProtocol,
-      FingerprintCheck fingerprints) {
-
-    Settings(
-        ListenerConfig config,
-        TlsServer tls,
-        Map<String, Cluster> clusters,
-        SocketOptions upstream,
-        Admission admission,
-        ProxyProtocolStage proxyProtocol) {
-      this(
-          config,
-          tls,
-          clusters,
-          upstream,
-          admission,
-          proxyProtocol,
-          FingerprintCheck.of(config.limits().ja3Blocklist(), config.limits().ja4Blocklist()));
-    }
-  }
+      FingerprintCheck fingerprints) {}
 
   private final String name;
   private final ListenerStats stats;

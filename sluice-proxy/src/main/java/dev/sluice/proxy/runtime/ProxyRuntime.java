@@ -20,6 +20,7 @@ import dev.sluice.proxy.health.HealthChecker;
 import dev.sluice.proxy.limit.Admission;
 import dev.sluice.proxy.metrics.ListenerStats;
 import dev.sluice.proxy.proxyprotocol.ProxyProtocolStage;
+import dev.sluice.proxy.route.FingerprintCheck;
 import dev.sluice.tls.TlsClient;
 import dev.sluice.tls.TlsServer;
 import java.io.IOException;
@@ -394,7 +395,14 @@ public final class ProxyRuntime implements AutoCloseable {
     ProxyProtocolStage proxyProtocol =
         l.proxyProtocol() == null ? null : new ProxyProtocolStage(l.proxyProtocol());
     return new ListenerRuntime.Settings(
-        l, tls, tlsFiles, clusterMap, SocketOptions.defaults(), admission, proxyProtocol);
+        l,
+        tls,
+        tlsFiles,
+        clusterMap,
+        SocketOptions.defaults(),
+        admission,
+        proxyProtocol,
+        FingerprintCheck.of(l.limits().ja3Blocklist(), l.limits().ja4Blocklist()));
   }
 
   /**
