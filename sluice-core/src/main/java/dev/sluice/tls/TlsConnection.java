@@ -50,7 +50,7 @@ import javax.net.ssl.SSLSession;
  * closing without it is reported as {@link Kind#TRUNCATED}. With TLS 1.3 either side may shut down
  * its output and go on reading; with TLS 1.2 the JDK answers a close_notify with its own, so writes
  * after the peer's close_notify fail. A server refuses a TLS 1.2 client's renegotiation: it closes
- * with a {@link Kind#PROTOCOL_ERROR} saying so.
+ * with a {@link Kind#RENEGOTIATION_REFUSED}.
  *
  * <p>An idle TLS connection holds no buffer: only its {@link SSLEngine} and its queue's (empty)
  * head.
@@ -523,7 +523,7 @@ public final class TlsConnection implements Connection {
     while (src.hasRemaining() && mayRead()) {
       if (startsRenegotiation(src)) {
         deliver(slab, dst); // what came before it
-        fail(Kind.PROTOCOL_ERROR, RENEGOTIATION_REFUSED, null);
+        fail(Kind.RENEGOTIATION_REFUSED, RENEGOTIATION_REFUSED, null);
         return null;
       }
       SSLEngineResult result;

@@ -10,18 +10,43 @@ public sealed interface ListenerTls {
    * Terminated here: certificates chosen by the client's server name (the names are read from each
    * certificate; the first certificate also answers clients whose name matches none), ALPN, and
    * optional client certificates.
+   *
+   * @param profile the Mozilla profile the protocols and ciphers start from
+   * @param ciphers the suites and groups offered (the profile's, or those configured)
+   * @param ocspStaple whether OCSP responses are stapled
    */
   record Terminate(
       List<Certificate> certificates,
       List<String> alpn,
       ClientAuthMode clientAuth,
       Path clientCa,
-      List<String> protocols)
+      List<String> protocols,
+      dev.sluice.tls.TlsProfile profile,
+      dev.sluice.tls.CipherPolicy ciphers,
+      boolean ocspStaple)
       implements ListenerTls {
     public Terminate {
       certificates = List.copyOf(certificates);
       alpn = List.copyOf(alpn);
       protocols = List.copyOf(protocols);
+    }
+
+    /** With the defaults: the intermediate profile, no stapling. */
+    public Terminate(
+        List<Certificate> certificates,
+        List<String> alpn,
+        ClientAuthMode clientAuth,
+        Path clientCa,
+        List<String> protocols) {
+      this(
+          certificates,
+          alpn,
+          clientAuth,
+          clientCa,
+          protocols,
+          dev.sluice.tls.TlsProfile.INTERMEDIATE,
+          dev.sluice.tls.CipherPolicy.DEFAULT,
+          false);
     }
   }
 

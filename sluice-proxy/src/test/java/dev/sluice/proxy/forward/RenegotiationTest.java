@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A TLS 1.2 client that renegotiates on a terminating listener ends its pair as a TLS error with
- * that reason; the pair next to it goes on.
+ * A TLS 1.2 client that renegotiates on a terminating listener ends its pair with the cause
+ * tls_renegotiation_refused; the pair next to it goes on.
  */
 class RenegotiationTest {
   @TempDir Path dir;
@@ -42,7 +42,7 @@ class RenegotiationTest {
   }
 
   @Test
-  void aClientThatRenegotiatesEndsItsPairAsATlsError() throws Exception {
+  void aClientThatRenegotiatesEndsItsPairAsRefused() throws Exception {
     TestPki pki = TestPki.get();
     try (KillableEcho echo = KillableEcho.on("127.0.0.1");
         ProxyFixture proxy =
@@ -69,7 +69,7 @@ class RenegotiationTest {
         // the proxy closed it
       }
       Pair pair = proxy.awaitClosed(1).getFirst();
-      assertThat(pair.cause()).isEqualTo(CloseCause.TLS_ERROR);
+      assertThat(pair.cause()).isEqualTo(CloseCause.TLS_RENEGOTIATION_REFUSED);
       assertThat(pair.causeDetail()).isEqualTo("client-initiated renegotiation refused");
       assertThat(echoes(bystander, "still here")).as("the other pair").isTrue();
       assertThat(proxy.closedPairs()).hasSize(1);
