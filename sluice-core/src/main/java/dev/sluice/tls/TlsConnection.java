@@ -64,6 +64,23 @@ public final class TlsConnection implements Connection {
 
   private static final String RENEGOTIATION_REFUSED = "client-initiated renegotiation refused";
 
+  private static final String REJECT_RENEGOTIATION = "jdk.tls.rejectClientInitiatedRenegotiation";
+
+  /**
+   * Whether the JDK's engine refuses a renegotiation itself, with a fatal handshake_failure alert:
+   * on unless the JVM was started with the property false. Read once by the JDK, at its first
+   * server handshake, which in a proxy comes after this. A client that sees only the close_notify
+   * of a quiet refusal may think it renegotiated (testssl.sh's check does).
+   */
+  private static final boolean ENGINE_REFUSES_RENEGOTIATION;
+
+  static {
+    if (System.getProperty(REJECT_RENEGOTIATION) == null) {
+      System.setProperty(REJECT_RENEGOTIATION, "true");
+    }
+    ENGINE_REFUSES_RENEGOTIATION = Boolean.getBoolean(REJECT_RENEGOTIATION);
+  }
+
   /** Ciphertext batches written in one go before the loop serves its other connections. */
   private static final int MAX_BATCHES_PER_FLUSH = 64;
 
@@ -523,7 +540,7 @@ public final class TlsConnection implements Connection {
     while (src.hasRemaining() && mayRead()) {
       if (startsRenegotiation(src)) {
         deliver(slab, dst); // what came before it
-        fail(Kind.RENEGOTIATION_REFUSED, RENEGOTIATION_REFUSED, null);
+        refuseRenegotiation(src, slab.prepareRead());
         return null;
       }
       SSLEngineResult result;
@@ -577,6 +594,28 @@ public final class TlsConnection implements Connection {
         && src.get(src.position()) == HANDSHAKE_RECORD
         && !engine.getUseClientMode()
         && !"TLSv1.3".equals(engine.getSession().getProtocol());
+  }
+
+  /**
+   * Ends the connection on a renegotiation. The engine is shown the record only when it refuses it
+   * itself (its fatal alert then goes out with the close); were it to accept it, it would go no
+   * further than the task that would answer the hello, which never runs.
+   */
+  private void refuseRenegotiation(ByteBuffer src, ByteBuffer scratch) {
+    SSLException refusal = null;
+    if (ENGINE_REFUSES_RENEGOTIATION) {
+      try {
+        engine.unwrap(src, scratch);
+        Runnable task = engine.getDelegatedTask();
+        if (task != null) {
+          task.run(); // fails at once: the hello is refused before anything is computed
+          engine.wrap(NO_DATA, buffers.ciphertextOut()); // surfaces the refusal
+        }
+      } catch (SSLException e) {
+        refusal = e; // the alert is queued in the engine: sendCloseMessages writes it
+      }
+    }
+    fail(Kind.RENEGOTIATION_REFUSED, RENEGOTIATION_REFUSED, refusal);
   }
 
   /** Lends the last plaintext to the application, then reports close_notify if it came. */
