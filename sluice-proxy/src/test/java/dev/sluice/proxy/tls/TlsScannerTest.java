@@ -56,7 +56,9 @@ class TlsScannerTest {
         .formatted(pki.serverCert, pki.serverKey, tlsExtra, echo.address());
   }
 
-  /** The suites sslscan found accepted, by protocol: {@code TLSv1.2 ECDHE-RSA-AES128-GCM-SHA256}. */
+  /**
+   * The suites sslscan found accepted, by protocol: {@code TLSv1.2 ECDHE-RSA-AES128-GCM-SHA256}.
+   */
   private static List<String> accepted(Document xml) {
     List<String> suites = new ArrayList<>();
     NodeList ciphers = xml.getElementsByTagName("cipher");
@@ -111,8 +113,7 @@ class TlsScannerTest {
   }
 
   @Test
-  void sslscanFindsNoObsoleteProtocolNoCbcNoWeakSuiteAndNoInsecureRenegotiation()
-      throws Exception {
+  void sslscanFindsNoObsoleteProtocolNoCbcNoWeakSuiteAndNoInsecureRenegotiation() throws Exception {
     TestPki pki = TestPki.get();
     try (KillableEcho echo = KillableEcho.on("127.0.0.1");
         ProxyFixture proxy = ProxyFixture.start(reference(pki, echo, ""), dir)) {
@@ -151,8 +152,21 @@ class TlsScannerTest {
       Path json = dir.resolve("testssl.json");
       run(
           List.of(
-              "testssl", "--quiet", "--color", "0", "--warnings", "off", "--ip", "one",
-              "--jsonfile", json.toString(), "-p", "-s", "-R", "-U", "127.0.0.1:" + port));
+              "testssl",
+              "--quiet",
+              "--color",
+              "0",
+              "--warnings",
+              "off",
+              "--ip",
+              "one",
+              "--jsonfile",
+              json.toString(),
+              "-p",
+              "-s",
+              "-R",
+              "-U",
+              "127.0.0.1:" + port));
       String findings = Files.readString(json);
       List<String> wrong = new ArrayList<>();
       Matcher object = Pattern.compile("\\{[^{}]*\\}").matcher(findings);
