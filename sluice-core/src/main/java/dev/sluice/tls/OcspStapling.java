@@ -67,16 +67,6 @@ public final class OcspStapling {
     return null;
   }
 
-  /**
-   * The status most recently fetched for {@code key}'s certificate: "good", "revoked", "unknown",
-   * or null when none is held.
-   */
-  public static String status(KeyMaterial key) {
-    Entry entry = ENTRIES.get(CertKey.of(key.certificate(), key.chain().get(1)));
-    Response response = entry == null ? null : entry.fresh(Instant.now());
-    return response == null ? null : response.status().name().toLowerCase(java.util.Locale.ROOT);
-  }
-
   /** A context that staples if {@code staple}, whatever the JVM-wide property says otherwise. */
   static SSLContext newContext(boolean staple) throws NoSuchAlgorithmException {
     if (!staple) {
@@ -156,6 +146,7 @@ public final class OcspStapling {
       ENTRIES.remove(entry.cert, entry);
       return;
     }
+    ENTRIES.putIfAbsent(entry.cert, entry); // owned again after a removal raced a registration
     Instant now = Instant.now();
     try {
       Response response = OcspMessages.response(fetch(entry), entry.cert);
