@@ -31,7 +31,7 @@ import javax.net.ssl.SSLContext;
  * to be handed one: it fetches by itself, during the handshake, on the thread that runs the
  * handshake's tasks (an event loop here), with no refresh ahead of expiry. So its fetches are
  * pointed at Sluice's cache instead ({@code jdk.tls.stapling.responderURI} = {@code
- * sluice-ocsp:cache} with {@code responderOverride}, JVM-wide, documented JSSE properties), which
+ * sluice-ocsp://cache} with {@code responderOverride}, JVM-wide, documented JSSE properties), which
  * {@link OcspCacheUrls} answers from memory: a certificate with no fresh response gets no staple at
  * once. Stapling is switched on per context: {@code jdk.tls.server.enableStatusRequestExtension} is
  * read when a context is created, so it is set just for that.

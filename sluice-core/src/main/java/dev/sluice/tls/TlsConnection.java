@@ -68,17 +68,18 @@ public final class TlsConnection implements Connection {
 
   /**
    * Whether the JDK's engine refuses a renegotiation itself, with a fatal handshake_failure alert:
-   * on unless the JVM was started with the property false. Read once by the JDK, at its first
-   * server handshake, which in a proxy comes after this. A client that sees only the close_notify
-   * of a quiet refusal may think it renegotiated (testssl.sh's check does).
+   * on unless the JVM was started with the property false. The JDK reads it once, at its first
+   * server handshake, which in a proxy comes after this; in a JVM that did one before, the first
+   * renegotiation shows the engine accepting and this turns off. A client that sees only the
+   * close_notify of a quiet refusal may think it renegotiated (testssl.sh's check does).
    */
-  private static final boolean ENGINE_REFUSES_RENEGOTIATION;
+  private static volatile boolean engineRefusesRenegotiation;
 
   static {
     if (System.getProperty(REJECT_RENEGOTIATION) == null) {
       System.setProperty(REJECT_RENEGOTIATION, "true");
     }
-    ENGINE_REFUSES_RENEGOTIATION = Boolean.getBoolean(REJECT_RENEGOTIATION);
+    engineRefusesRenegotiation = Boolean.getBoolean(REJECT_RENEGOTIATION);
   }
 
   /** Ciphertext batches written in one go before the loop serves its other connections. */
@@ -597,20 +598,31 @@ public final class TlsConnection implements Connection {
   }
 
   /**
-   * Ends the connection on a renegotiation. The engine is shown the record only when it refuses it
-   * itself (its fatal alert then goes out with the close); were it to accept it, it would go no
-   * further than the task that would answer the hello, which never runs.
+   * Ends the connection on a renegotiation. The engine is shown the record only while it refuses
+   * renegotiations itself, before computing anything (its fatal alert then goes out with the
+   * close); otherwise the connection just closes.
    */
   private void refuseRenegotiation(ByteBuffer src, ByteBuffer scratch) {
     SSLException refusal = null;
-    if (ENGINE_REFUSES_RENEGOTIATION) {
+    if (engineRefusesRenegotiation) {
       try {
         engine.unwrap(src, scratch);
-        Runnable task = engine.getDelegatedTask();
-        if (task != null) {
-          task.run(); // fails at once: the hello is refused before anything is computed
-          engine.wrap(NO_DATA, buffers.ciphertextOut()); // surfaces the refusal
+        Runnable task;
+        while ((task = engine.getDelegatedTask()) != null) {
+          task.run(); // fails at once when the engine refuses
         }
+        engine.wrap(NO_DATA, buffers.ciphertextOut()); // surfaces the refusal
+        // It did not refuse (the JDK read the property before it was set): never ask it again.
+        // What it wrapped is dropped, never sent.
+        engineRefusesRenegotiation = false;
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "the JDK accepts client renegotiations in this JVM ("
+                + REJECT_RENEGOTIATION
+                + " was read before Sluice set it): they are refused with a close_notify; start"
+                + " the JVM with -D"
+                + REJECT_RENEGOTIATION
+                + "=true for an alert");
       } catch (SSLException e) {
         refusal = e; // the alert is queued in the engine: sendCloseMessages writes it
       }
