@@ -10,7 +10,7 @@ module dev.sluice.core {
   exports dev.sluice.net;
   exports dev.sluice.tls;
 
-  // The JDK's OCSP stapling fetches from Sluice's cache through these URLs.
+  // The JDK's OCSP stapling reads Sluice's cache through these URLs.
   provides java.net.spi.URLStreamHandlerProvider with
       dev.sluice.tls.OcspCacheUrls;
 }

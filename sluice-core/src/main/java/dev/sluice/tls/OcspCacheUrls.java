@@ -15,7 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 
 /**
- * The {@code sluice-ocsp:} URLs the JDK's stapling fetches from (see {@link OcspStapling}): an OCSP
+ * The {@code sluice-ocsp:} URLs the JDK's stapling queries (see {@link OcspStapling}): an OCSP
  * request, by GET or POST as the JDK chooses, answered from Sluice's cache in memory, or with a 404
  * when no fresh response is held. Registered as a service so that {@link URL} finds it; not for
  * applications.

@@ -22,14 +22,14 @@ import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 
 /**
- * OCSP stapling for servers that ask for it ({@link TlsServerConfig#ocspStapling}): Sluice fetches
- * each certificate's status from the responder its authority information access names, keeps the
- * response until its nextUpdate, and fetches a new one in the background halfway there (sooner,
+ * OCSP stapling for servers that ask for it ({@link TlsServerConfig#ocspStapling}): Sluice asks for
+ * each certificate's status at the responder its authority information access names, keeps the
+ * response until its nextUpdate, and asks for a new one in the background halfway there (sooner,
  * with backoff, after a failure), never on a handshake.
  *
  * <p>The JDK's engine writes the staple (status_request in TLS 1.2 and 1.3) but has no public way
- * to be handed one: it fetches by itself, during the handshake, on the thread that runs the
- * handshake's tasks (an event loop here), with no refresh ahead of expiry. So its fetches are
+ * to be handed one: it queries the responder itself, during the handshake, on the thread that runs
+ * the handshake's tasks (an event loop here), with no refresh ahead of expiry. So its requests are
  * pointed at Sluice's cache instead ({@code jdk.tls.stapling.responderURI} = {@code
  * sluice-ocsp://cache} with {@code responderOverride}, JVM-wide, documented JSSE properties), which
  * {@link OcspCacheUrls} answers from memory: a certificate with no fresh response gets no staple at
@@ -48,7 +48,7 @@ public final class OcspStapling {
 
   private static final Map<CertKey, Entry> ENTRIES = new ConcurrentHashMap<>();
   private static final Object LOCK = new Object();
-  private static ScheduledExecutorService fetcher;
+  private static ScheduledExecutorService scheduler;
 
   private OcspStapling() {}
 
@@ -127,8 +127,8 @@ public final class OcspStapling {
   private static void schedule(Entry entry, Duration delay) {
     ScheduledExecutorService executor;
     synchronized (LOCK) {
-      if (fetcher == null) {
-        fetcher =
+      if (scheduler == null) {
+        scheduler =
             Executors.newSingleThreadScheduledExecutor(
                 task -> {
                   Thread t = new Thread(task, "sluice-ocsp");
@@ -136,7 +136,7 @@ public final class OcspStapling {
                   return t;
                 });
       }
-      executor = fetcher;
+      executor = scheduler;
     }
     executor.schedule(() -> refresh(entry), delay.toMillis(), TimeUnit.MILLISECONDS);
   }
@@ -149,7 +149,7 @@ public final class OcspStapling {
     ENTRIES.putIfAbsent(entry.cert, entry); // owned again after a removal raced a registration
     Instant now = Instant.now();
     try {
-      Response response = OcspMessages.response(fetch(entry), entry.cert);
+      Response response = OcspMessages.response(query(entry), entry.cert);
       entry.current = response;
       entry.retry = FIRST_RETRY;
       Duration delay = refreshDelay(response, now);
@@ -157,7 +157,7 @@ public final class OcspStapling {
           response.status() == OcspMessages.CertStatus.GOOD
               ? System.Logger.Level.INFO
               : System.Logger.Level.WARNING,
-          "OCSP: {0} is {1} says {2} (next update {3}); next fetch in {4}s",
+          "OCSP: {0} is {1} says {2} (next update {3}); next request in {4}s",
           entry.subject(),
           response.status().name().toLowerCase(java.util.Locale.ROOT),
           entry.url,
@@ -171,7 +171,7 @@ public final class OcspStapling {
           delay.multipliedBy(2).compareTo(MAX_RETRY) > 0 ? MAX_RETRY : delay.multipliedBy(2);
       LOG.log(
           System.Logger.Level.WARNING,
-          "OCSP: fetching the status of {0} from {1} failed ({2}); {3}; retrying in {4}s",
+          "OCSP: asking for the status of {0} from {1} failed ({2}); {3}; retrying in {4}s",
           entry.subject(),
           entry.url,
           e.toString(),
@@ -192,7 +192,7 @@ public final class OcspStapling {
     return half.compareTo(MIN_REFRESH) < 0 ? MIN_REFRESH : half;
   }
 
-  private static byte[] fetch(Entry entry) throws IOException {
+  private static byte[] query(Entry entry) throws IOException {
     HttpURLConnection http;
     try {
       http = (HttpURLConnection) URI.create(entry.url).toURL().openConnection();
@@ -238,7 +238,7 @@ public final class OcspStapling {
       this.url = url;
     }
 
-    /** Adds an owner; true if it is the first one (no fetch is scheduled yet). */
+    /** Adds an owner; true if it is the first one (no request is scheduled yet). */
     synchronized boolean addOwner(Object owner) {
       boolean first = owners.isEmpty();
       owners.add(new WeakReference<>(owner));

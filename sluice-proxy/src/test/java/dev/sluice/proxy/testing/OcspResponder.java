@@ -152,7 +152,7 @@ public final class OcspResponder implements AutoCloseable {
         + "\n";
   }
 
-  /** Issues {@code name}.pem (with the CA after it, for servers) and {@code name}.key. */
+  /** Signs {@code name}.pem (with the CA after it, for servers) and {@code name}.key. */
   private Path issue(String name, String subject, String extensions, String serial)
       throws IOException, InterruptedException {
     openssl(

@@ -25,11 +25,8 @@ public final class SClient {
                 "-servername",
                 "localhost"));
     command.addAll(List.of(extra));
-    Process p =
-        new ProcessBuilder(command)
-            .redirectErrorStream(true)
-            .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
-            .start();
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    p.getOutputStream().close(); // no input: s_client handshakes, prints, and ends
     String output = new String(p.getInputStream().readAllBytes());
     if (!p.waitFor(60, TimeUnit.SECONDS)) {
       p.destroyForcibly();

@@ -55,7 +55,7 @@ class OcspStaplingTest {
         .formatted(chain, key, echo.address());
   }
 
-  /** What s_client prints once the staple holds {@code wanted}, waiting for the first fetch. */
+  /** What s_client prints once the staple holds {@code wanted}, waiting for the first response. */
   private static String awaitStaple(ProxyFixture proxy, String wanted, String... options) {
     AtomicReference<String> last = new AtomicReference<>("");
     String[] args = new String[options.length + 1];
