@@ -9,4 +9,8 @@ module dev.sluice.core {
   exports dev.sluice.memory;
   exports dev.sluice.net;
   exports dev.sluice.tls;
+
+  // The JDK's OCSP stapling reads Sluice's cache through these URLs.
+  provides java.net.spi.URLStreamHandlerProvider with
+      dev.sluice.tls.OcspCacheUrls;
 }

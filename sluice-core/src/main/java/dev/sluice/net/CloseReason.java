@@ -90,6 +90,11 @@ public sealed interface CloseReason {
       HANDSHAKE_TIMEOUT("tls_handshake_timeout"),
       /** After the handshake: a bad or oversized record, or a fatal alert. */
       PROTOCOL_ERROR("tls_protocol_error"),
+      /**
+       * A TLS 1.2 client started a new handshake on an established connection: refused, as it costs
+       * a full handshake on the loop and escapes every rate limit.
+       */
+      RENEGOTIATION_REFUSED("tls_renegotiation_refused"),
       /** The peer closed the TCP connection without close_notify (possibly mid-record). */
       TRUNCATED("tls_truncated");
 

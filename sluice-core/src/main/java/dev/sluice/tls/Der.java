@@ -3,15 +3,42 @@ package dev.sluice.tls;
 import java.math.BigInteger;
 
 /**
- * The little DER reading that private-key formats need (PKCS#1, SEC1 and the PKCS#8 algorithm
- * identifier): tag-length-value walking, integers, octet strings and object identifiers.
+ * The little DER that private-key formats need (PKCS#1, SEC1 and the PKCS#8 algorithm identifier)
+ * and OCSP: tag-length-value walking, integers, octet strings and object identifiers; and {@link
+ * #encode} for the one structure Sluice writes, an OCSP request.
  */
 final class Der {
   static final int INTEGER = 0x02;
   static final int OCTET_STRING = 0x04;
   static final int OID = 0x06;
+  static final int NULL = 0x05;
+  static final int ENUMERATED = 0x0a;
+  static final int GENERALIZED_TIME = 0x18;
   static final int SEQUENCE = 0x30;
   static final int CONTEXT_0 = 0xa0;
+
+  /** One element: {@code tag}, its length, then {@code contents} one after another. */
+  static byte[] encode(int tag, byte[]... contents) {
+    int length = 0;
+    for (byte[] part : contents) {
+      length += part.length;
+    }
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(length + 5);
+    out.write(tag);
+    if (length < 0x80) {
+      out.write(length);
+    } else {
+      int octets = length < 0x100 ? 1 : length < 0x10000 ? 2 : 3;
+      out.write(0x80 | octets);
+      for (int i = octets - 1; i >= 0; i--) {
+        out.write(length >>> (8 * i));
+      }
+    }
+    for (byte[] part : contents) {
+      out.write(part, 0, part.length);
+    }
+    return out.toByteArray();
+  }
 
   /** One element: its tag and where its content lies in {@code source}. */
   record Element(int tag, byte[] source, int offset, int length) {

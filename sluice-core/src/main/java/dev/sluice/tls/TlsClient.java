@@ -48,6 +48,11 @@ public final class TlsClient {
         config.trust() == null ? null : config.trust().trustManagers(),
         null);
     TlsClient client = new TlsClient(config, context);
+    JdkCiphers.apply(
+        config.ciphers(),
+        config.protocols(),
+        context.getDefaultSSLParameters(),
+        java.util.Set.of(context.getSupportedSSLParameters().getCipherSuites()));
     try {
       client.newEngine("localhost", 443, "localhost"); // fail now on unknown protocols
     } catch (SSLException e) {
@@ -136,6 +141,10 @@ public final class TlsClient {
     try {
       parameters.setProtocols(config.protocols().toArray(String[]::new));
       parameters.setApplicationProtocols(config.applicationProtocols().toArray(String[]::new));
+      parameters.setCipherSuites(config.ciphers().allSuites().toArray(String[]::new));
+      if (!config.ciphers().groups().isEmpty()) {
+        parameters.setNamedGroups(config.ciphers().groups().toArray(String[]::new));
+      }
       if (config.verifyHostname()) {
         parameters.setEndpointIdentificationAlgorithm("HTTPS");
       }

@@ -17,6 +17,8 @@ import java.util.List;
  * @param applicationProtocols ALPN protocols to offer, most preferred first; empty for no ALPN
  * @param handshakeTimeout how long the handshake may take after the TCP connect ({@link
  *     Timeouts#NONE} for no limit)
+ * @param ciphers the suites and groups to offer ({@link CipherPolicy#DEFAULT}: what a default
+ *     server accepts, no more)
  */
 public record TlsClientConfig(
     TrustMaterial trust,
@@ -25,7 +27,8 @@ public record TlsClientConfig(
     boolean verifyHostname,
     List<String> protocols,
     List<String> applicationProtocols,
-    Duration handshakeTimeout) {
+    Duration handshakeTimeout,
+    CipherPolicy ciphers) {
 
   public TlsClientConfig {
     if (protocols.isEmpty()) {
@@ -34,6 +37,7 @@ public record TlsClientConfig(
     protocols = List.copyOf(protocols);
     applicationProtocols = List.copyOf(applicationProtocols);
     Timeouts.check("handshakeTimeout", handshakeTimeout);
+    java.util.Objects.requireNonNull(ciphers, "ciphers");
   }
 
   /** A client trusting {@code trust}, verifying host names, TLS 1.3 and 1.2, no ALPN. */
@@ -45,7 +49,8 @@ public record TlsClientConfig(
         true,
         TlsServerConfig.DEFAULT_PROTOCOLS,
         List.of(),
-        TlsServerConfig.DEFAULT_HANDSHAKE_TIMEOUT);
+        TlsServerConfig.DEFAULT_HANDSHAKE_TIMEOUT,
+        CipherPolicy.DEFAULT);
   }
 
   /** A client trusting the JDK's default authorities. */
@@ -56,19 +61,40 @@ public record TlsClientConfig(
   /** With a client certificate. */
   public TlsClientConfig withClientKey(KeyMaterial key) {
     return new TlsClientConfig(
-        trust, key, serverName, verifyHostname, protocols, applicationProtocols, handshakeTimeout);
+        trust,
+        key,
+        serverName,
+        verifyHostname,
+        protocols,
+        applicationProtocols,
+        handshakeTimeout,
+        ciphers);
   }
 
   /** With the server name to send (SNI) and verify. */
   public TlsClientConfig withServerName(String name) {
     return new TlsClientConfig(
-        trust, clientKey, name, verifyHostname, protocols, applicationProtocols, handshakeTimeout);
+        trust,
+        clientKey,
+        name,
+        verifyHostname,
+        protocols,
+        applicationProtocols,
+        handshakeTimeout,
+        ciphers);
   }
 
   /** With host-name verification on or off (the certificate chain is always verified). */
   public TlsClientConfig withHostnameVerification(boolean on) {
     return new TlsClientConfig(
-        trust, clientKey, serverName, on, protocols, applicationProtocols, handshakeTimeout);
+        trust,
+        clientKey,
+        serverName,
+        on,
+        protocols,
+        applicationProtocols,
+        handshakeTimeout,
+        ciphers);
   }
 
   /** With only these protocol versions enabled. */
@@ -80,18 +106,46 @@ public record TlsClientConfig(
         verifyHostname,
         List.of(enabled),
         applicationProtocols,
-        handshakeTimeout);
+        handshakeTimeout,
+        ciphers);
   }
 
   /** With these ALPN protocols offered. */
   public TlsClientConfig withApplicationProtocols(String... alpn) {
     return new TlsClientConfig(
-        trust, clientKey, serverName, verifyHostname, protocols, List.of(alpn), handshakeTimeout);
+        trust,
+        clientKey,
+        serverName,
+        verifyHostname,
+        protocols,
+        List.of(alpn),
+        handshakeTimeout,
+        ciphers);
   }
 
   /** With a handshake timeout. */
   public TlsClientConfig withHandshakeTimeout(Duration timeout) {
     return new TlsClientConfig(
-        trust, clientKey, serverName, verifyHostname, protocols, applicationProtocols, timeout);
+        trust,
+        clientKey,
+        serverName,
+        verifyHostname,
+        protocols,
+        applicationProtocols,
+        timeout,
+        ciphers);
+  }
+
+  /** With these cipher suites and groups offered. */
+  public TlsClientConfig withCiphers(CipherPolicy policy) {
+    return new TlsClientConfig(
+        trust,
+        clientKey,
+        serverName,
+        verifyHostname,
+        protocols,
+        applicationProtocols,
+        handshakeTimeout,
+        policy);
   }
 }

@@ -50,7 +50,7 @@ import javax.net.ssl.SSLSession;
  * closing without it is reported as {@link Kind#TRUNCATED}. With TLS 1.3 either side may shut down
  * its output and go on reading; with TLS 1.2 the JDK answers a close_notify with its own, so writes
  * after the peer's close_notify fail. A server refuses a TLS 1.2 client's renegotiation: it closes
- * with a {@link Kind#PROTOCOL_ERROR} saying so.
+ * with a {@link Kind#RENEGOTIATION_REFUSED}.
  *
  * <p>An idle TLS connection holds no buffer: only its {@link SSLEngine} and its queue's (empty)
  * head.
@@ -63,6 +63,24 @@ public final class TlsConnection implements Connection {
   private static final byte HANDSHAKE_RECORD = 0x16;
 
   private static final String RENEGOTIATION_REFUSED = "client-initiated renegotiation refused";
+
+  private static final String REJECT_RENEGOTIATION = "jdk.tls.rejectClientInitiatedRenegotiation";
+
+  /**
+   * Whether the JDK's engine refuses a renegotiation itself, with a fatal handshake_failure alert:
+   * on unless the JVM was started with the property false. The JDK reads it once, at its first
+   * server handshake, which in a proxy comes after this; in a JVM that did one before, the first
+   * renegotiation shows the engine accepting and this turns off. A client that sees only the
+   * close_notify of a quiet refusal may think it renegotiated (testssl.sh's check does).
+   */
+  private static volatile boolean engineRefusesRenegotiation;
+
+  static {
+    if (System.getProperty(REJECT_RENEGOTIATION) == null) {
+      System.setProperty(REJECT_RENEGOTIATION, "true");
+    }
+    engineRefusesRenegotiation = Boolean.getBoolean(REJECT_RENEGOTIATION);
+  }
 
   /** Ciphertext batches written in one go before the loop serves its other connections. */
   private static final int MAX_BATCHES_PER_FLUSH = 64;
@@ -523,7 +541,7 @@ public final class TlsConnection implements Connection {
     while (src.hasRemaining() && mayRead()) {
       if (startsRenegotiation(src)) {
         deliver(slab, dst); // what came before it
-        fail(Kind.PROTOCOL_ERROR, RENEGOTIATION_REFUSED, null);
+        refuseRenegotiation(src, slab.prepareRead());
         return null;
       }
       SSLEngineResult result;
@@ -577,6 +595,39 @@ public final class TlsConnection implements Connection {
         && src.get(src.position()) == HANDSHAKE_RECORD
         && !engine.getUseClientMode()
         && !"TLSv1.3".equals(engine.getSession().getProtocol());
+  }
+
+  /**
+   * Ends the connection on a renegotiation. The engine is shown the record only while it refuses
+   * renegotiations itself, before computing anything (its fatal alert then goes out with the
+   * close); otherwise the connection just closes.
+   */
+  private void refuseRenegotiation(ByteBuffer src, ByteBuffer scratch) {
+    SSLException refusal = null;
+    if (engineRefusesRenegotiation) {
+      try {
+        engine.unwrap(src, scratch);
+        Runnable task;
+        while ((task = engine.getDelegatedTask()) != null) {
+          task.run(); // fails at once when the engine refuses
+        }
+        engine.wrap(NO_DATA, buffers.ciphertextOut()); // surfaces the refusal
+        // It did not refuse (the JDK read the property before it was set): never ask it again.
+        // What it wrapped is dropped, never sent.
+        engineRefusesRenegotiation = false;
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "the JDK accepts client renegotiations in this JVM ("
+                + REJECT_RENEGOTIATION
+                + " was read before Sluice set it): they are refused with a close_notify; start"
+                + " the JVM with -D"
+                + REJECT_RENEGOTIATION
+                + "=true for an alert");
+      } catch (SSLException e) {
+        refusal = e; // the alert is queued in the engine: sendCloseMessages writes it
+      }
+    }
+    fail(Kind.RENEGOTIATION_REFUSED, RENEGOTIATION_REFUSED, refusal);
   }
 
   /** Lends the last plaintext to the application, then reports close_notify if it came. */

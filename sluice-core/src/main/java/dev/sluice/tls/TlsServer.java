@@ -12,6 +12,7 @@ import java.net.SocketAddress;
 import java.security.GeneralSecurityException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import javax.net.ssl.KeyManager;
@@ -49,13 +50,18 @@ public final class TlsServer {
    *     protocol...)
    */
   public static TlsServer create(TlsServerConfig config) throws GeneralSecurityException {
-    SSLContext context = SSLContext.getInstance("TLS");
+    SSLContext context = OcspStapling.newContext(config.ocspStapling());
     context.init(
         new KeyManager[] {KeyManagers.forServer(config)},
         config.clientTrust() == null ? null : config.clientTrust().trustManagers(),
         null);
     SSLParameters parameters = context.getDefaultSSLParameters();
     parameters.setProtocols(config.protocols().toArray(String[]::new));
+    JdkCiphers.apply(
+        config.ciphers(),
+        config.protocols(),
+        parameters,
+        Set.of(context.getSupportedSSLParameters().getCipherSuites()));
     parameters.setApplicationProtocols(config.applicationProtocols().toArray(String[]::new));
     switch (config.clientAuth()) {
       case REQUIRED -> parameters.setNeedClientAuth(true);
@@ -71,7 +77,11 @@ public final class TlsServer {
     } catch (IllegalArgumentException e) {
       throw new GeneralSecurityException("invalid TLS server parameters: " + e.getMessage(), e);
     }
-    return new TlsServer(config, context, parameters);
+    TlsServer server = new TlsServer(config, context, parameters);
+    if (config.ocspStapling()) {
+      OcspStapling.register(server, config);
+    }
+    return server;
   }
 
   /**

@@ -21,6 +21,9 @@ import java.util.Map;
  * @param applicationProtocols ALPN protocols in the server's order of preference; empty for no ALPN
  * @param handshakeTimeout how long a client may take to complete its handshake ({@link
  *     Timeouts#NONE} for no limit)
+ * @param ciphers the suites and groups a handshake may use ({@link CipherPolicy#DEFAULT}: Mozilla's
+ *     intermediate profile)
+ * @param ocspStapling whether to staple OCSP responses for the certificates ({@link OcspStapling})
  */
 public record TlsServerConfig(
     KeyMaterial defaultKey,
@@ -29,7 +32,9 @@ public record TlsServerConfig(
     TrustMaterial clientTrust,
     List<String> protocols,
     List<String> applicationProtocols,
-    Duration handshakeTimeout) {
+    Duration handshakeTimeout,
+    CipherPolicy ciphers,
+    boolean ocspStapling) {
 
   /** TLS 1.3 and 1.2. */
   public static final List<String> DEFAULT_PROTOCOLS = List.of("TLSv1.3", "TLSv1.2");
@@ -54,6 +59,7 @@ public record TlsServerConfig(
     protocols = List.copyOf(protocols);
     applicationProtocols = List.copyOf(applicationProtocols);
     Timeouts.check("handshakeTimeout", handshakeTimeout);
+    java.util.Objects.requireNonNull(ciphers, "ciphers");
   }
 
   /** A server presenting {@code key} to every client: TLS 1.3 and 1.2, no ALPN, no client auth. */
@@ -65,7 +71,9 @@ public record TlsServerConfig(
         null,
         DEFAULT_PROTOCOLS,
         List.of(),
-        DEFAULT_HANDSHAKE_TIMEOUT);
+        DEFAULT_HANDSHAKE_TIMEOUT,
+        CipherPolicy.DEFAULT,
+        false);
   }
 
   /**
@@ -79,7 +87,9 @@ public record TlsServerConfig(
         null,
         DEFAULT_PROTOCOLS,
         List.of(),
-        DEFAULT_HANDSHAKE_TIMEOUT);
+        DEFAULT_HANDSHAKE_TIMEOUT,
+        CipherPolicy.DEFAULT,
+        false);
   }
 
   /**
@@ -95,7 +105,9 @@ public record TlsServerConfig(
         clientTrust,
         protocols,
         applicationProtocols,
-        handshakeTimeout);
+        handshakeTimeout,
+        ciphers,
+        ocspStapling);
   }
 
   /** With client-certificate authentication. */
@@ -107,7 +119,9 @@ public record TlsServerConfig(
         trust,
         protocols,
         applicationProtocols,
-        handshakeTimeout);
+        handshakeTimeout,
+        ciphers,
+        ocspStapling);
   }
 
   /** With only these protocol versions enabled. */
@@ -119,7 +133,9 @@ public record TlsServerConfig(
         clientTrust,
         List.of(enabled),
         applicationProtocols,
-        handshakeTimeout);
+        handshakeTimeout,
+        ciphers,
+        ocspStapling);
   }
 
   /** With these ALPN protocols, most preferred first. */
@@ -131,7 +147,9 @@ public record TlsServerConfig(
         clientTrust,
         protocols,
         List.of(alpn),
-        handshakeTimeout);
+        handshakeTimeout,
+        ciphers,
+        ocspStapling);
   }
 
   /** With a handshake timeout. */
@@ -143,6 +161,36 @@ public record TlsServerConfig(
         clientTrust,
         protocols,
         applicationProtocols,
-        timeout);
+        timeout,
+        ciphers,
+        ocspStapling);
+  }
+
+  /** With these cipher suites and groups. */
+  public TlsServerConfig withCiphers(CipherPolicy policy) {
+    return new TlsServerConfig(
+        defaultKey,
+        keysByServerName,
+        clientAuth,
+        clientTrust,
+        protocols,
+        applicationProtocols,
+        handshakeTimeout,
+        policy,
+        ocspStapling);
+  }
+
+  /** With OCSP stapling on or off. */
+  public TlsServerConfig withOcspStapling(boolean on) {
+    return new TlsServerConfig(
+        defaultKey,
+        keysByServerName,
+        clientAuth,
+        clientTrust,
+        protocols,
+        applicationProtocols,
+        handshakeTimeout,
+        ciphers,
+        on);
   }
 }

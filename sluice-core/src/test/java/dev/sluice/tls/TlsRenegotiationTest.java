@@ -88,7 +88,7 @@ class TlsRenegotiationTest extends TlsTestBase {
   private static void assertRefused(CloseReason reason) {
     assertThat(reason).isInstanceOf(TlsFailure.class);
     TlsFailure failure = (TlsFailure) reason;
-    assertThat(failure.kind()).isEqualTo(Kind.PROTOCOL_ERROR);
+    assertThat(failure.kind()).isEqualTo(Kind.RENEGOTIATION_REFUSED);
     assertThat(failure.detail()).isEqualTo("client-initiated renegotiation refused");
   }
 

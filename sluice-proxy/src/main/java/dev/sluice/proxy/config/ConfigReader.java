@@ -8,8 +8,11 @@ import dev.sluice.proxy.config.YamlNode.Problems;
 import dev.sluice.proxy.proxyprotocol.FingerprintTlvs;
 import dev.sluice.proxy.proxyprotocol.ProxyHeader;
 import dev.sluice.proxy.proxyprotocol.ProxyHeaderParser;
+import dev.sluice.tls.CipherPolicy;
 import dev.sluice.tls.KeyMaterial;
 import dev.sluice.tls.KeyMaterialException;
+import dev.sluice.tls.OcspStapling;
+import dev.sluice.tls.TlsProfile;
 import dev.sluice.tls.TrustMaterial;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -480,13 +483,29 @@ public final class ConfigReader {
             "clientAuth",
             "clientCa",
             "protocols",
+            "profile",
+            "ciphers",
+            "cipherSuites",
+            "groups",
+            "ocsp",
             "sessionCache",
             "passthrough",
             "maxClientHelloBytes");
     boolean passthrough = f.containsKey("passthrough") && bool(f.get("passthrough"));
     if (passthrough) {
       for (String key :
-          List.of("certificates", "alpn", "clientAuth", "clientCa", "protocols", "sessionCache")) {
+          List.of(
+              "certificates",
+              "alpn",
+              "clientAuth",
+              "clientCa",
+              "protocols",
+              "profile",
+              "ciphers",
+              "cipherSuites",
+              "groups",
+              "ocsp",
+              "sessionCache")) {
         if (f.containsKey(key)) {
           f.get(key).problem("a passthrough listener does not terminate TLS: remove " + key);
         }
@@ -514,8 +533,14 @@ public final class ConfigReader {
       }
     }
     List<String> alpn = f.containsKey("alpn") ? strings(f.get("alpn")) : List.of();
+    TlsProfile profile =
+        f.containsKey("profile")
+            ? choice(f.get("profile"), TlsProfile.class, TlsProfile.INTERMEDIATE)
+            : TlsProfile.INTERMEDIATE;
     List<String> protocols =
-        f.containsKey("protocols") ? protocols(f.get("protocols")) : List.of("TLSv1.3", "TLSv1.2");
+        f.containsKey("protocols") ? protocols(f.get("protocols")) : profile.protocols();
+    CipherPolicy ciphers = TlsPolicyReader.ciphers(node, f, profile, protocols);
+    boolean staple = f.containsKey("ocsp") && ocspStaple(f.get("ocsp"), certificates);
     ClientAuthMode clientAuth =
         f.containsKey("clientAuth")
             ? choice(f.get("clientAuth"), ClientAuthMode.class, ClientAuthMode.NONE)
@@ -539,7 +564,15 @@ public final class ConfigReader {
             ? sessionCache(f.get("sessionCache"))
             : ListenerTls.SessionCache.DEFAULT;
     return new ListenerTls.Terminate(
-        certificates, alpn, clientAuth, clientCa, protocols, sessionCache);
+        certificates,
+        alpn,
+        clientAuth,
+        clientCa,
+        protocols,
+        profile,
+        ciphers,
+        staple,
+        sessionCache);
   }
 
   private ListenerTls.SessionCache sessionCache(YamlNode node) {
@@ -560,6 +593,25 @@ public final class ConfigReader {
       timeout = fallback.timeout();
     }
     return new ListenerTls.SessionCache(size, timeout);
+  }
+
+  /** {@code ocsp: {staple: true}}: each certificate must name a responder and carry its issuer. */
+  private boolean ocspStaple(YamlNode node, List<Certificate> certificates) {
+    Map<String, YamlNode> f = node.fields("staple");
+    boolean staple = f.containsKey("staple") && bool(f.get("staple"));
+    if (staple) {
+      for (Certificate certificate : certificates) {
+        try {
+          String why = OcspStapling.whyNot(certificate.load());
+          if (why != null) {
+            f.get("staple").problem(why + " (" + certificate.files().get(0) + ")");
+          }
+        } catch (KeyMaterialException e) {
+          // reported with the certificate
+        }
+      }
+    }
+    return staple;
   }
 
   private Certificate certificate(YamlNode node) {

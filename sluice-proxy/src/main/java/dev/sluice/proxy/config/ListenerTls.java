@@ -11,6 +11,9 @@ public sealed interface ListenerTls {
    * certificate; the first certificate also answers clients whose name matches none), ALPN, and
    * optional client certificates.
    *
+   * @param profile the Mozilla profile the protocols and ciphers start from
+   * @param ciphers the suites and groups offered (the profile's, or those configured)
+   * @param ocspStaple whether OCSP responses are stapled
    * @param sessionCache how many sessions are kept for resumption, and how long
    */
   record Terminate(
@@ -19,6 +22,9 @@ public sealed interface ListenerTls {
       ClientAuthMode clientAuth,
       Path clientCa,
       List<String> protocols,
+      dev.sluice.tls.TlsProfile profile,
+      dev.sluice.tls.CipherPolicy ciphers,
+      boolean ocspStaple,
       SessionCache sessionCache)
       implements ListenerTls {
     public Terminate {
@@ -27,14 +33,23 @@ public sealed interface ListenerTls {
       protocols = List.copyOf(protocols);
     }
 
-    /** With the default session cache. */
+    /** With the defaults: the intermediate profile, no stapling, the default session cache. */
     public Terminate(
         List<Certificate> certificates,
         List<String> alpn,
         ClientAuthMode clientAuth,
         Path clientCa,
         List<String> protocols) {
-      this(certificates, alpn, clientAuth, clientCa, protocols, SessionCache.DEFAULT);
+      this(
+          certificates,
+          alpn,
+          clientAuth,
+          clientCa,
+          protocols,
+          dev.sluice.tls.TlsProfile.INTERMEDIATE,
+          dev.sluice.tls.CipherPolicy.DEFAULT,
+          false,
+          SessionCache.DEFAULT);
     }
   }
 

@@ -46,6 +46,11 @@ public enum CloseCause {
   TLS_HANDSHAKE_TIMEOUT("tls_handshake_timeout"),
   /** A TLS error after the handshake (a bad record, a fatal alert, a truncation). */
   TLS_ERROR("tls_error"),
+  /**
+   * The client started a TLS 1.2 renegotiation (a new handshake on its established connection),
+   * which is refused.
+   */
+  TLS_RENEGOTIATION_REFUSED("tls_renegotiation_refused"),
   /** A passthrough listener could not read a ClientHello (malformed, too large, too slow). */
   CLIENT_HELLO_INVALID("client_hello_invalid"),
   /** The client's JA3 or JA4 fingerprint is in the listener's blocklist. */

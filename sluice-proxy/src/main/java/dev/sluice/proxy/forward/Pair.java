@@ -696,6 +696,9 @@ public final class Pair {
           firstEnded == Side.UPSTREAM ? CloseCause.UPSTREAM_EOF : CloseCause.CLIENT_EOF;
       case CloseReason.PeerReset r ->
           fromClient ? CloseCause.CLIENT_RESET : CloseCause.UPSTREAM_RESET;
+      case CloseReason.TlsFailure f
+          when fromClient && f.kind() == TlsFailure.Kind.RENEGOTIATION_REFUSED ->
+          CloseCause.TLS_RENEGOTIATION_REFUSED;
       case CloseReason.TlsFailure f ->
           fromClient ? CloseCause.TLS_ERROR : CloseCause.UPSTREAM_ERROR;
       case CloseReason.Shutdown s -> CloseCause.SHUTDOWN;

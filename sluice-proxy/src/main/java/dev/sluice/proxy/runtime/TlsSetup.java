@@ -5,10 +5,12 @@ import dev.sluice.proxy.config.ConfigException;
 import dev.sluice.proxy.config.ConfigReader;
 import dev.sluice.proxy.config.ListenerTls;
 import dev.sluice.proxy.config.Problem;
+import dev.sluice.tls.CipherSuites;
 import dev.sluice.tls.ClientAuth;
 import dev.sluice.tls.KeyMaterial;
 import dev.sluice.tls.TlsClient;
 import dev.sluice.tls.TlsClientConfig;
+import dev.sluice.tls.TlsProfile;
 import dev.sluice.tls.TlsServer;
 import dev.sluice.tls.TlsServerConfig;
 import dev.sluice.tls.TrustMaterial;
@@ -18,6 +20,8 @@ import java.util.List;
 
 /** Builds a listener's TLS server from its configuration. */
 final class TlsSetup {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(TlsSetup.class);
+
   private TlsSetup() {}
 
   /**
@@ -46,7 +50,12 @@ final class TlsSetup {
           config
               .withProtocols(tls.protocols().toArray(String[]::new))
               .withApplicationProtocols(tls.alpn().toArray(String[]::new))
-              .withHandshakeTimeout(handshakeTimeout);
+              .withHandshakeTimeout(handshakeTimeout)
+              .withCiphers(tls.ciphers())
+              .withOcspStapling(tls.ocspStaple());
+      if (tls.profile() == TlsProfile.OLD) {
+        warnWhatOldLacks(path);
+      }
       if (tls.clientAuth() != ListenerTls.ClientAuthMode.NONE) {
         config =
             config.withClientAuth(
@@ -62,6 +71,20 @@ final class TlsSetup {
     } catch (GeneralSecurityException | IllegalArgumentException e) {
       throw new ConfigException(List.of(new Problem(source, 0, path, e.getMessage())));
     }
+  }
+
+  /** What of Mozilla's old profile this JVM does not offer: said once per listener build. */
+  private static void warnWhatOldLacks(String path) {
+    List<String> missing = TlsProfile.OLD.unavailable();
+    LOG.warn(
+        "{}.profile old: {} are never offered (protocols takes TLSv1.3 and TLSv1.2 only){}",
+        path,
+        String.join(" and ", TlsProfile.OLD_PROTOCOLS_NOT_OFFERED),
+        missing.isEmpty()
+            ? ""
+            : "; this JVM cannot negotiate "
+                + missing.stream().map(CipherSuites::openSsl).toList()
+                + " (disabled by jdk.tls.disabledAlgorithms), so they are left out");
   }
 
   /** The client a cluster re-encrypts to its upstreams with; verification is always on. */

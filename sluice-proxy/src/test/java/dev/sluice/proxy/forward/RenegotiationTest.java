@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A TLS 1.2 client that renegotiates on a terminating listener ends its pair as a TLS error with
- * that reason; the pair next to it goes on.
+ * A TLS 1.2 client that renegotiates on a terminating listener ends its pair with the cause
+ * tls_renegotiation_refused; the pair next to it goes on.
  */
 class RenegotiationTest {
   @TempDir Path dir;
@@ -42,7 +42,7 @@ class RenegotiationTest {
   }
 
   @Test
-  void aClientThatRenegotiatesEndsItsPairAsATlsError() throws Exception {
+  void aClientThatRenegotiatesEndsItsPairAsRefused() throws Exception {
     TestPki pki = TestPki.get();
     try (KillableEcho echo = KillableEcho.on("127.0.0.1");
         ProxyFixture proxy =
@@ -62,17 +62,24 @@ class RenegotiationTest {
         SSLSocket client = tls12(proxy, pki)) {
       assertThat(echoes(bystander, "hello")).isTrue();
       assertThat(echoes(client, "hello")).isTrue();
+      String refusal = "no error";
       try {
         client.startHandshake(); // a second handshake: a renegotiation
         client.getInputStream().read();
       } catch (IOException refused) {
-        // the proxy closed it
+        refusal = refused.toString();
       }
+      // An alert, not a quiet close: a client must not take the renegotiation for done.
+      assertThat(refusal).contains("handshake_failure");
       Pair pair = proxy.awaitClosed(1).getFirst();
-      assertThat(pair.cause()).isEqualTo(CloseCause.TLS_ERROR);
+      assertThat(pair.cause()).isEqualTo(CloseCause.TLS_RENEGOTIATION_REFUSED);
       assertThat(pair.causeDetail()).isEqualTo("client-initiated renegotiation refused");
       assertThat(echoes(bystander, "still here")).as("the other pair").isTrue();
       assertThat(proxy.closedPairs()).hasSize(1);
+      // What /metrics reports as
+      // sluice_connections_closed_total{cause="tls_renegotiation_refused"}.
+      assertThat(proxy.listener("front").stats().closedCount(CloseCause.TLS_RENEGOTIATION_REFUSED))
+          .isEqualTo(1);
     }
   }
 }

@@ -1,0 +1,89 @@
+package dev.sluice.tls;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.net.SocketOptions;
+import dev.sluice.testing.Await;
+import dev.sluice.testing.RecordingHandler;
+import dev.sluice.testing.TestPki;
+import dev.sluice.testing.TlsTestBase;
+import java.net.InetSocketAddress;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The client side of the cipher policy against openssl s_server: by default a Sluice client offers
+ * what a default server accepts and no more (no CBC), and a wider policy is offered when asked.
+ */
+class TlsCipherPolicyTest extends TlsTestBase {
+
+  private TlsInteropTest.Peer cbcOnlyServer() throws Exception {
+    TestPki.requireTool("openssl", "version");
+    return new TlsInteropTest.Peer(
+        List.of(
+            "openssl",
+            "s_server",
+            "-accept",
+            "127.0.0.1:0",
+            "-naccept",
+            "1",
+            "-cert",
+            pki.serverCert.toString(),
+            "-key",
+            pki.serverKey.toString(),
+            "-www",
+            "-tls1_2",
+            "-cipher",
+            "ECDHE-RSA-AES128-SHA"));
+  }
+
+  private static int port(TlsInteropTest.Peer server) throws InterruptedException {
+    return Integer.parseInt(server.awaitOutput("ACCEPT 127\\.0\\.0\\.1:(\\d+)").group(1));
+  }
+
+  @Test
+  void aDefaultClientOffersNoCbcSuite() throws Exception {
+    try (TlsInteropTest.Peer server = cbcOnlyServer()) {
+      Throwable failure =
+          Await.failure(
+              TlsClient.create(clientConfig())
+                  .connect(
+                      group(),
+                      new InetSocketAddress("127.0.0.1", port(server)),
+                      SocketOptions.defaults(),
+                      new RecordingHandler()),
+              "a handshake with a CBC-only server");
+      assertThat(failure).isInstanceOf(TlsHandshakeException.class);
+      server.awaitOutput("no shared cipher");
+    }
+  }
+
+  @Test
+  void theOldProfileOffersCbcWhenAskedTo() throws Exception {
+    try (TlsInteropTest.Peer server = cbcOnlyServer()) {
+      TlsConnection connection =
+          await(
+              TlsClient.create(clientConfig().withCiphers(TlsProfile.OLD.policy()))
+                  .connect(
+                      group(),
+                      new InetSocketAddress("127.0.0.1", port(server)),
+                      SocketOptions.defaults(),
+                      new RecordingHandler()));
+      assertThat(connection.session().getCipherSuite())
+          .isEqualTo("TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA");
+      connection.close();
+    }
+  }
+
+  @Test
+  void aSuiteTheJvmCannotNegotiateIsRefusedWhenTheContextIsBuilt() {
+    CipherPolicy tripleDes =
+        CipherPolicy.DEFAULT.withTls12Suites(List.of("SSL_RSA_WITH_3DES_EDE_CBC_SHA"));
+    Throwable e =
+        org.assertj.core.api.Assertions.catchThrowable(
+            () -> TlsServer.create(serverConfig().withCiphers(tripleDes)));
+    assertThat(e)
+        .isInstanceOf(java.security.GeneralSecurityException.class)
+        .hasMessageContaining("SSL_RSA_WITH_3DES_EDE_CBC_SHA is not supported by this JVM");
+  }
+}
