@@ -475,37 +475,28 @@ public final class ConfigReader {
     return name;
   }
 
+  /** A terminating TLS listener's options: none of them means anything on a passthrough one. */
+  private static final List<String> TERMINATING_TLS_KEYS =
+      List.of(
+          "certificates",
+          "alpn",
+          "clientAuth",
+          "clientCa",
+          "protocols",
+          "profile",
+          "ciphers",
+          "cipherSuites",
+          "groups",
+          "ocsp",
+          "sessionCache");
+
   private ListenerTls listenerTls(YamlNode node) {
-    Map<String, YamlNode> f =
-        node.fields(
-            "certificates",
-            "alpn",
-            "clientAuth",
-            "clientCa",
-            "protocols",
-            "profile",
-            "ciphers",
-            "cipherSuites",
-            "groups",
-            "ocsp",
-            "sessionCache",
-            "passthrough",
-            "maxClientHelloBytes");
+    List<String> keys = new ArrayList<>(TERMINATING_TLS_KEYS);
+    keys.addAll(List.of("passthrough", "maxClientHelloBytes"));
+    Map<String, YamlNode> f = node.fields(keys.toArray(String[]::new));
     boolean passthrough = f.containsKey("passthrough") && bool(f.get("passthrough"));
     if (passthrough) {
-      for (String key :
-          List.of(
-              "certificates",
-              "alpn",
-              "clientAuth",
-              "clientCa",
-              "protocols",
-              "profile",
-              "ciphers",
-              "cipherSuites",
-              "groups",
-              "ocsp",
-              "sessionCache")) {
+      for (String key : TERMINATING_TLS_KEYS) {
         if (f.containsKey(key)) {
           f.get(key).problem("a passthrough listener does not terminate TLS: remove " + key);
         }
