@@ -106,4 +106,16 @@ public enum CloseCause {
   public String label() {
     return label;
   }
+
+  /**
+   * Why a client that closed during a first stage (before its ClientHello was read, say) ended: a
+   * reset is the client's, a shutdown the proxy's, anything else that stage's own {@code cause}.
+   */
+  public static CloseCause closedInFirstStage(dev.sluice.net.CloseReason reason, CloseCause cause) {
+    return switch (reason) {
+      case dev.sluice.net.CloseReason.PeerReset reset -> CLIENT_RESET;
+      case dev.sluice.net.CloseReason.Shutdown shutdown -> SHUTDOWN;
+      default -> cause;
+    };
+  }
 }

@@ -68,11 +68,7 @@ public final class ClientHelloDetector implements Detector {
   public void onClosed(Connection connection, CloseReason reason) {
     pair.peerAddress(connection.remoteAddress());
     pair.refused(
-        reason instanceof CloseReason.PeerReset
-            ? CloseCause.CLIENT_RESET
-            : reason instanceof CloseReason.Shutdown
-                ? CloseCause.SHUTDOWN
-                : CloseCause.CLIENT_HELLO_INVALID,
+        CloseCause.closedInFirstStage(reason, CloseCause.CLIENT_HELLO_INVALID),
         "closed before a ClientHello: " + reason.label());
   }
 

@@ -98,11 +98,7 @@ public final class TlsHelloDetector implements Detector {
   public void onClosed(Connection connection, CloseReason reason) {
     pair.peerAddress(connection.remoteAddress());
     pair.refused(
-        reason instanceof CloseReason.PeerReset
-            ? CloseCause.CLIENT_RESET
-            : reason instanceof CloseReason.Shutdown
-                ? CloseCause.SHUTDOWN
-                : CloseCause.TLS_HANDSHAKE_FAILED,
+        CloseCause.closedInFirstStage(reason, CloseCause.TLS_HANDSHAKE_FAILED),
         "closed before a ClientHello: " + reason.label());
   }
 
