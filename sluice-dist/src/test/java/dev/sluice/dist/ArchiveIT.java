@@ -61,6 +61,8 @@ class ArchiveIT {
   @Test
   void everyThirdPartyJarIsListedWithItsLicence() throws Exception {
     String notices = Files.readString(archive.resolve("licenses/THIRD-PARTY.md"));
+    assertThat(archive.resolve("licenses/Apache-2.0.txt")).content().contains("Apache License");
+    assertThat(archive.resolve("licenses/LGPL-2.1.txt")).content().contains("LESSER GENERAL");
     for (String jar : Files.readAllLines(archive.resolve("lib/classpath"))) {
       if (jar.startsWith("sluice-")) {
         continue;

@@ -120,7 +120,7 @@ public final class ProxyService implements AutoCloseable {
           "HUP",
           () -> service.reload("SIGHUP"),
           "reload by editing the configuration file, which is watched");
-      service.watch(config);
+      service.watchOrWarn(config, "the configuration is running");
     }
     notifier.ready(service.serving());
     notifier
@@ -294,21 +294,20 @@ public final class ProxyService implements AutoCloseable {
     lastReloadError = null;
     metrics.reloaded(true);
     LOG.info("configuration reloaded ({})", why);
-    watchAfterReload(next);
+    watchOrWarn(next, "configuration reloaded");
     return true;
   }
 
   /**
-   * Watches the new configuration's files. The reload is already in force: a watcher that cannot
-   * start (inotify limits) is logged, never taken for a rejected configuration.
+   * Watches {@code config}'s files. It is in force already: a watch that cannot be set up (the
+   * inotify limits of a busy node, a directory that cannot be listed) costs the automatic reload,
+   * never the proxy, and the next reload tries again.
    */
-  private void watchAfterReload(ProxyConfig config) {
+  private void watchOrWarn(ProxyConfig config, String state) {
     try {
       watch(config);
     } catch (IOException | RuntimeException e) {
-      LOG.warn(
-          "configuration reloaded, but its files cannot be watched ({}); reload with SIGHUP",
-          e.toString());
+      LOG.warn("{}, but its files cannot be watched ({}); reload with SIGHUP", state, e.toString());
     }
   }
 
