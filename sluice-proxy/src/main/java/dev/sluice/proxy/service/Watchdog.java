@@ -38,9 +38,21 @@ public final class Watchdog implements AutoCloseable {
     Watchdog watchdog = new Watchdog(notifier, stuckLoops);
     long period = Math.max(1, interval.toNanos() / 2);
     watchdog.beat();
-    watchdog.thread.scheduleAtFixedRate(watchdog::beat, period, period, TimeUnit.NANOSECONDS);
+    watchdog.thread.scheduleAtFixedRate(watchdog::beatOrSkip, period, period, TimeUnit.NANOSECONDS);
     LOG.info("watchdog: telling the service manager every {} ms", period / 1_000_000);
     return watchdog;
+  }
+
+  /**
+   * A beat from the schedule: an exception must not end the schedule (a fixed-rate task that throws
+   * is never run again), only skip this beat, which systemd then sees as it should.
+   */
+  private void beatOrSkip() {
+    try {
+      beat();
+    } catch (RuntimeException e) {
+      LOG.error("watchdog: could not judge the event loops; WATCHDOG=1 withheld this time", e);
+    }
   }
 
   /** Sends {@code WATCHDOG=1} if every loop is alive; returns whether it did. */

@@ -42,6 +42,29 @@ class WatchdogTest {
   }
 
   @Test
+  void aJudgementThatThrowsSkipsOneBeatAndTheScheduleGoesOn() throws Exception {
+    try (NotifyReceiver manager = NotifyReceiver.bind(dir.resolve("notify"))) {
+      SystemdNotifier notifier =
+          SystemdNotifier.from(Map.of("NOTIFY_SOCKET", manager.address()), 1);
+      java.util.concurrent.atomic.AtomicInteger calls =
+          new java.util.concurrent.atomic.AtomicInteger();
+      java.util.function.Supplier<List<String>> judge =
+          () -> {
+            if (calls.incrementAndGet() == 2) { // the first scheduled beat
+              throw new IllegalStateException("the status reader failed");
+            }
+            return List.of();
+          };
+      try (Watchdog watchdog = Watchdog.start(notifier, java.time.Duration.ofMillis(100), judge)) {
+        assertThat(manager.next()).isEqualTo("WATCHDOG=1"); // the beat at start
+        assertThat(manager.next()).as("a beat after the one that threw").isEqualTo("WATCHDOG=1");
+        assertThat(calls.get()).isGreaterThanOrEqualTo(3);
+        assertThat(watchdog.beat()).as("and it still judges on demand").isTrue();
+      }
+    }
+  }
+
+  @Test
   void anAbstractNameReceivesAndAMissingSocketIsNotFatal() throws Exception {
     String name = "sluice-watchdog-test-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
     try (NotifyReceiver manager = NotifyReceiver.bindAbstract(name)) {
