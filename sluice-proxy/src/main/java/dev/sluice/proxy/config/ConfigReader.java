@@ -68,6 +68,9 @@ public final class ConfigReader {
   private final Path baseDir;
   private final Problems problems;
 
+  // Every file the configuration names, readable or not (see ConfigException.files).
+  private final java.util.Set<Path> namedFiles = new java.util.LinkedHashSet<>();
+
   private ConfigReader(String file, Path baseDir) {
     this.file = file;
     this.baseDir = baseDir;
@@ -115,7 +118,7 @@ public final class ConfigReader {
     }
     ProxyConfig config = proxy(new YamlNode(root, "", problems));
     if (!problems.list().isEmpty()) {
-      throw new ConfigException(problems.list());
+      throw new ConfigException(problems.list(), namedFiles);
     }
     return config;
   }
@@ -994,6 +997,7 @@ public final class ConfigReader {
       return null;
     }
     Path path = baseDir.resolve(text).normalize();
+    namedFiles.add(path.toAbsolutePath());
     if (!Files.isReadable(path)) {
       node.problem(
           "cannot read " + path + (Files.exists(path) ? " (permissions)" : " (no such file)"));

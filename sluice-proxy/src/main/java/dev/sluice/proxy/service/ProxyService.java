@@ -268,6 +268,14 @@ public final class ProxyService implements AutoCloseable {
       if (newAdmin != null) {
         newAdmin.close();
       }
+      if (e instanceof ConfigException rejected && !rejected.files().isEmpty()) {
+        // Also watch what the rejected file names: a certificate that is not there yet (a Secret
+        // mounted after its ConfigMap) brings the file another try when it appears. Before the
+        // count, so that whoever sees the rejection counted sees it watched.
+        Set<Path> files = new HashSet<>(filesOf(running));
+        files.addAll(rejected.files());
+        watchOrWarn(files, "the running configuration stays");
+      }
       failedReloads.incrementAndGet();
       lastReloadError = e instanceof RuntimeException ? e.toString() : e.getMessage();
       metrics.reloaded(false);
@@ -304,15 +312,18 @@ public final class ProxyService implements AutoCloseable {
    * never the proxy, and the next reload tries again.
    */
   private void watchOrWarn(ProxyConfig config, String state) {
+    watchOrWarn(filesOf(config), state);
+  }
+
+  private void watchOrWarn(Set<Path> files, String state) {
     try {
-      watch(config);
+      watch(files);
     } catch (IOException | RuntimeException e) {
       LOG.warn("{}, but its files cannot be watched ({}); reload with SIGHUP", state, e.toString());
     }
   }
 
-  private void watch(ProxyConfig config) throws IOException {
-    Set<Path> files = filesOf(config);
+  private void watch(Set<Path> files) throws IOException {
     if (files.equals(watched)) {
       return;
     }

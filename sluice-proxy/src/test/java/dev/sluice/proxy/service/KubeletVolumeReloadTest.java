@@ -54,6 +54,43 @@ class KubeletVolumeReloadTest {
   }
 
   @Test
+  void anEditRejectedForACertificateNotThereYetIsAppliedWhenTheCertificateArrives()
+      throws Exception {
+    // A ConfigMap and a Secret are updated apart, the Secret up to a minute later: the new
+    // configuration names a certificate that is not there yet, and is rejected until it is.
+    TestPki pki = TestPki.get();
+    try (ScriptedUpstream upstream = ScriptedUpstream.start()) {
+      String u = upstream.address();
+      KubeletVolume volume = KubeletVolume.mount(dir.resolve("config"), configMap(config(u, "a")));
+      Path tls = Files.createDirectories(dir.resolve("tls"));
+      Path file = volume.path("sluice.yaml");
+      try (ProxyService service = start(file)) {
+        String withTls =
+            """
+            listeners:
+              - {name: a, address: 127.0.0.1:0, cluster: c0}
+              - name: t
+                address: 127.0.0.1:0
+                cluster: c0
+                tls: {certificates: [{cert: "%s", key: "%s"}]}
+            clusters:
+              - {name: c0, upstreams: [{address: "%s"}]}
+            """
+                .formatted(tls.resolve("tls.crt"), tls.resolve("tls.key"), u);
+        volume.update(configMap(withTls));
+        Await.until(() -> service.failedReloads() >= 1, () -> "the edit rejected: no certificate");
+        assertThat(service.reloads()).isZero();
+
+        Files.copy(pki.serverKey, tls.resolve("tls.key"));
+        Files.copy(pki.serverCert, tls.resolve("tls.crt"));
+        Await.until(() -> service.reloads() == 1, () -> "a reload once the certificate is there");
+        InetSocketAddress t = (InetSocketAddress) service.runtime().listener("t").boundAddress();
+        assertThat(ServedCertificate.subject(t)).contains("CN=localhost");
+      }
+    }
+  }
+
+  @Test
   void eachConfigMapSwapIsReloadedAndASwapOfTheSameContentIsNot() throws Exception {
     try (ScriptedUpstream upstream = ScriptedUpstream.start()) {
       String u = upstream.address();
