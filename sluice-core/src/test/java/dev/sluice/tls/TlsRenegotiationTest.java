@@ -151,22 +151,26 @@ class TlsRenegotiationTest extends TlsTestBase {
     }
   }
 
+  /** openssl s_client to 127.0.0.1:port for localhost, verifying against the test CA. */
+  private List<String> sClient(int port, String protocol) {
+    return List.of(
+        "openssl",
+        "s_client",
+        "-connect",
+        "127.0.0.1:" + port,
+        "-servername",
+        "localhost",
+        "-CAfile",
+        pki.caCert.toString(),
+        protocol);
+  }
+
   @Test
   void opensslRenegotiationIsRefusedAndItsKeyUpdateIsNot() throws Exception {
     TestPki.requireTool("openssl", "version");
     start();
     int port = ((InetSocketAddress) listener.localAddress()).getPort();
-    List<String> tls12 =
-        List.of(
-            "openssl",
-            "s_client",
-            "-connect",
-            "127.0.0.1:" + port,
-            "-servername",
-            "localhost",
-            "-CAfile",
-            pki.caCert.toString(),
-            "-tls1_2");
+    List<String> tls12 = sClient(port, "-tls1_2");
     try (TlsInteropTest.Peer client = new TlsInteropTest.Peer(tls12)) {
       client.awaitOutput("Verify return code: 0");
       RecordingHandler server = nextAccepted();
@@ -176,17 +180,7 @@ class TlsRenegotiationTest extends TlsTestBase {
       assertRefused(await(server.closed()));
       client.awaitExit();
     }
-    List<String> tls13 =
-        List.of(
-            "openssl",
-            "s_client",
-            "-connect",
-            "127.0.0.1:" + port,
-            "-servername",
-            "localhost",
-            "-CAfile",
-            pki.caCert.toString(),
-            "-tls1_3");
+    List<String> tls13 = sClient(port, "-tls1_3");
     try (TlsInteropTest.Peer client = new TlsInteropTest.Peer(tls13)) {
       client.awaitOutput("Verify return code: 0");
       RecordingHandler server = nextAccepted();
