@@ -298,7 +298,7 @@ public final class Cluster {
 
   private static long clientKey(Pair pair) {
     if (pair != null
-        && pair.clientAddress() instanceof InetSocketAddress inet
+        && pair.facts().clientAddress() instanceof InetSocketAddress inet
         && inet.getAddress() != null) {
       byte[] bytes = inet.getAddress().getAddress();
       long key = 0;

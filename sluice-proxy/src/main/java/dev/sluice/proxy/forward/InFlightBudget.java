@@ -215,8 +215,7 @@ public final class InFlightBudget {
     }
 
     void add(Leg leg) {
-      if (!leg.waitingForBudget) {
-        leg.waitingForBudget = true;
+      if (leg.waitForBudget()) {
         legs.add(leg);
         nonEmpty = true;
       }
@@ -236,9 +235,7 @@ public final class InFlightBudget {
       wakeQueued.set(false);
       int n = legs.size();
       for (int i = 0; i < n && used.get() < max; i++) {
-        Leg leg = legs.poll();
-        leg.waitingForBudget = false;
-        leg.budgetAvailable();
+        legs.poll().budgetAvailable();
       }
       nonEmpty = !legs.isEmpty();
     }

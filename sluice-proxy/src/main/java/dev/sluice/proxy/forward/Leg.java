@@ -13,36 +13,37 @@ import java.nio.ByteBuffer;
 
 /**
  * One side of a {@link Pair}: the handler of that side's connection, and the pipe from it to the
- * other side. The hot path is {@link #onRead}: the bytes just read, still in the loop's slab, are
- * written to the peer at once; only what the peer cannot take now is copied, at exact size, and
- * this side stops reading until the peer has drained it. An idle leg holds no buffer.
+ * other side. The hot path is {@link #onRead}, {@link #forward} and {@link #send}: a read, still in
+ * the loop's slab, goes through the pair's {@link Relay} and is written to the peer at once; only
+ * what the peer cannot take now is copied, at exact size, and this side stops reading until the
+ * peer has drained it. An idle leg holds no buffer.
  */
 public final class Leg implements ConnectionHandler, TlsHandshakeListener, WriteListener {
   private final Pair pair;
   private final Side side;
-  Connection connection;
-  long bytesRead;
-  long reads;
+  private Connection connection;
+  private long bytesRead;
+  private long reads;
 
   /** Bytes of this leg's reads queued at the peer, charged to the budget (0 when drained). */
-  long charged;
+  private long charged;
 
   /** Paused because the peer has not drained what this leg read. */
-  boolean pausedForPeer;
+  private boolean pausedForPeer;
 
   /** When the pause for the peer began (the write-stall clock starts no earlier). */
-  long pausedSinceNanos;
+  private long pausedSinceNanos;
 
   /** Queued on the loop until the budget has room. */
-  boolean waitingForBudget;
+  private boolean waitingForBudget;
 
   /** Bytes it sent were lost: reset it once the bytes pending for it are written. */
   private boolean resetWhenDrained;
 
   /** This side ended its output (EOF); the peer's output is shut down in turn. */
-  boolean ended;
+  private boolean ended;
 
-  boolean closed;
+  private boolean closed;
 
   /** Bytes that arrived before the peer was connected (a ClientHello replayed), exact size. */
   private byte[] early;
@@ -52,51 +53,7 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
     this.side = side;
   }
 
-  /** Which side this is. */
-  public Side side() {
-    return side;
-  }
-
-  /** This side's connection, or null before it is active. */
-  public Connection connection() {
-    return connection;
-  }
-
-  /** Bytes read from this side so far. */
-  public long bytesRead() {
-    return bytesRead;
-  }
-
-  /** Reads from this side so far (each at most its read size). */
-  public long reads() {
-    return reads;
-  }
-
-  /** Bytes of this side's reads still waiting at the peer. */
-  public long pendingAtPeer() {
-    return charged;
-  }
-
-  EventLoop loop() {
-    return connection.loop();
-  }
-
-  private Leg peer() {
-    return pair.leg(side.other());
-  }
-
-  // ---- the connection's callbacks ----
-
-  @Override
-  public void onActive(Connection c) {
-    connection = c;
-    pair.onLegActive(this);
-  }
-
-  @Override
-  public boolean mayRead(Connection c) {
-    return pair.budget().admit(this);
-  }
+  // ---- the hot path: read -> forward -> write, and backpressure ----
 
   @Override
   public void onRead(Connection c, BorrowedBytes bytes) {
@@ -104,10 +61,14 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
     bytesRead += data.remaining();
     reads++;
     pair.countRead(side, data.remaining());
+    pair.relay().onRead(this, data);
+  }
+
+  /** Forwards {@code data}, read from this side, to the peer (held while the peer is not up). */
+  void forward(ByteBuffer data) {
     Connection dest = peer().connection;
     if (dest == null) {
-      keepEarly(data); // the upstream is not up yet
-      c.pauseReading();
+      hold(data); // the upstream is not up yet
       return;
     }
     if (!pair.forwarding() || !dest.isOpen()) {
@@ -158,27 +119,66 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
     }
   }
 
-  /** Stops reading this side, whose bytes can go nowhere, and resets it once drained. */
-  void resetOnceDrained() {
-    resetWhenDrained = true;
-    connection.pauseReading();
+  // ---- what others may know ----
+
+  /** Which side this is. */
+  public Side side() {
+    return side;
   }
 
-  /** The budget has room again. */
-  void budgetAvailable() {
-    if (!pausedForPeer) {
-      resumeIfForwarding();
-    }
+  /** This side's connection, or null before it is active. */
+  public Connection connection() {
+    return connection;
   }
 
-  private void resumeIfForwarding() {
-    if (pair.forwarding()
-        && connection != null
-        && connection.isOpen()
-        && !closed
-        && !resetWhenDrained) {
-      connection.resumeReading();
-    }
+  /** Bytes read from this side so far. */
+  public long bytesRead() {
+    return bytesRead;
+  }
+
+  /** Reads from this side so far (each at most its read size). */
+  public long reads() {
+    return reads;
+  }
+
+  /** Bytes of this side's reads still waiting at the peer. */
+  public long pendingAtPeer() {
+    return charged;
+  }
+
+  /** Whether this side ended its output (EOF). */
+  boolean ended() {
+    return ended;
+  }
+
+  /** Whether this side's connection closed (or never came: a refusal, a failed handshake). */
+  boolean closed() {
+    return closed;
+  }
+
+  Pair pair() {
+    return pair;
+  }
+
+  Leg peer() {
+    return pair.leg(side.other());
+  }
+
+  EventLoop loop() {
+    return connection.loop();
+  }
+
+  // ---- the connection's callbacks ----
+
+  @Override
+  public void onActive(Connection c) {
+    connection = c;
+    pair.onLegActive(this);
+  }
+
+  @Override
+  public boolean mayRead(Connection c) {
+    return pair.budget().admit(this);
   }
 
   @Override
@@ -202,7 +202,7 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
     // An upstream's failed handshake fails its connect, which the pair hears of (and may retry).
   }
 
-  // ---- what the pair asks of a leg ----
+  // ---- what the pair, the relay and the budget ask of a leg ----
 
   /** Sends what arrived before the peer was up, then reads again. */
   void startForwarding() {
@@ -217,6 +217,39 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
     }
   }
 
+  /** Stops reading this side, whose bytes can go nowhere, and resets it once drained. */
+  void resetOnceDrained() {
+    resetWhenDrained = true;
+    connection.pauseReading();
+  }
+
+  /** Queues this leg for room in the budget; false when it is queued already. */
+  boolean waitForBudget() {
+    if (waitingForBudget) {
+      return false;
+    }
+    waitingForBudget = true;
+    return true;
+  }
+
+  /** The budget has room again. */
+  void budgetAvailable() {
+    waitingForBudget = false;
+    if (!pausedForPeer) {
+      resumeIfForwarding();
+    }
+  }
+
+  private void resumeIfForwarding() {
+    if (pair.forwarding()
+        && connection != null
+        && connection.isOpen()
+        && !closed
+        && !resetWhenDrained) {
+      connection.resumeReading();
+    }
+  }
+
   /** Shuts down this side's output: its peer ended its own. */
   void shutdownOutput() {
     if (connection != null && connection.isOpen()) {
@@ -224,7 +257,16 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
     }
   }
 
-  private void keepEarly(ByteBuffer data) {
+  /** The pair refused the client before its leg was active: this side will never come. */
+  void refused() {
+    closed = true;
+  }
+
+  /**
+   * Keeps {@code data} (a copy at exact size, charged to the budget) until the peer is up, and
+   * stops reading this side meanwhile.
+   */
+  void hold(ByteBuffer data) {
     int n = data.remaining();
     byte[] kept;
     if (early == null) {
@@ -237,6 +279,7 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
     }
     early = kept;
     pair.budget().charge(n);
+    connection.pauseReading();
   }
 
   /** Whether bytes of this leg's are pending at its peer, kept early, or maybe left unread. */
@@ -246,6 +289,26 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
         || pausedForPeer
         || waitingForBudget
         || (connection != null && connection.isOpen() && connection.pendingWriteBytes() > 0);
+  }
+
+  /**
+   * Bytes pending either way at this side, or this side held back: not idle, however quiet. Both
+   * legs are active.
+   */
+  boolean busy() {
+    return charged > 0 || pausedForPeer || waitingForBudget || connection.pendingWriteBytes() > 0;
+  }
+
+  /**
+   * Since when the peer has taken none of the bytes of this leg's pending for it, or {@link
+   * Long#MIN_VALUE} when nothing of this leg's is pending there.
+   */
+  long stalledSinceNanos() {
+    Connection dest = peer().connection;
+    if (!pausedForPeer || dest == null || dest.pendingWriteBytes() == 0) {
+      return Long.MIN_VALUE;
+    }
+    return Math.max(pausedSinceNanos, dest.lastWriteNanos());
   }
 
   /** Gives back what this leg holds against the budget: the pair has ended. */

@@ -153,12 +153,13 @@ public final class ProxyMetrics implements PairObserver {
 
   @Override
   public void onPairForwarding(ListenerRuntime listener, Pair pair) {
-    if (pair.target() instanceof UpstreamTarget upstream && pair.connectNanos() >= 0) {
+    if (pair.facts().target() instanceof UpstreamTarget upstream
+        && pair.facts().connectNanos() >= 0) {
       connectDurationOf
           .computeIfAbsent(
               new UpstreamSeries(upstream.cluster().name(), upstream.name()),
               key -> connectDuration.labelValues(key.cluster(), key.upstream()))
-          .observe(Unit.nanosToSeconds(pair.connectNanos()));
+          .observe(Unit.nanosToSeconds(pair.facts().connectNanos()));
     }
   }
 

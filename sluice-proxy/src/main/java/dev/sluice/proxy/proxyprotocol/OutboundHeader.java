@@ -73,7 +73,7 @@ public final class OutboundHeader {
   }
 
   static ProxyHeader headerFor(Pair pair, Version version, FingerprintTlvs fingerprints) {
-    SocketAddress source = pair.clientAddress();
+    SocketAddress source = pair.facts().clientAddress();
     SocketAddress destination = pair.destinationAddress();
     List<Tlv> tlvs = version == Version.V2 ? tlvs(pair, fingerprints) : List.of();
     if (source instanceof InetSocketAddress s
@@ -104,7 +104,7 @@ public final class OutboundHeader {
   private static List<Tlv> tlvs(Pair pair, FingerprintTlvs fingerprints) {
     List<Tlv> tlvs = new ArrayList<>(5);
     Connection client = pair.client().connection();
-    ProxyHeader received = pair.proxyHeader();
+    ProxyHeader received = pair.facts().proxyHeader();
     boolean terminated = client instanceof TlsConnection;
     String alpn =
         terminated
@@ -114,8 +114,8 @@ public final class OutboundHeader {
       tlvs.add(Tlv.text(Tlv.ALPN, alpn));
     }
     String authority =
-        pair.serverName() != null
-            ? pair.serverName()
+        pair.facts().serverName() != null
+            ? pair.facts().serverName()
             : received == null ? null : received.authority();
     if (authority != null) {
       tlvs.add(Tlv.text(Tlv.AUTHORITY, authority));
@@ -123,7 +123,7 @@ public final class OutboundHeader {
     if (client instanceof TlsConnection tls) {
       tlvs.add(ssl(tls.session()).toTlv());
     }
-    Fingerprint fingerprint = pair.fingerprint();
+    Fingerprint fingerprint = pair.facts().fingerprint();
     if (fingerprint != null) {
       if (fingerprints.ja3() != FingerprintTlvs.NOT_SENT) {
         tlvs.add(Tlv.text(fingerprints.ja3(), fingerprint.ja3()));

@@ -72,7 +72,8 @@ public final class ProxyHeaderDetector implements Detector {
           if (expectation == Expectation.REFUSED) {
             return refuse(
                 CloseCause.PROXY_PROTOCOL_UNTRUSTED,
-                pair.peerAddress() + " sent a PROXY protocol header and is not a trusted source");
+                pair.facts().peerAddress()
+                    + " sent a PROXY protocol header and is not a trusted source");
           }
         }
       }
@@ -80,7 +81,7 @@ public final class ProxyHeaderDetector implements Detector {
     return switch (parser.parse(prefix)) {
       case NeedMore more -> Detection.NEED_MORE;
       case Parsed parsed -> {
-        pair.proxyHeader(parsed.header());
+        pair.facts().proxyHeader(parsed.header());
         yield Detection.handOver(next, parsed.length());
       }
       case Invalid invalid -> refuse(CloseCause.PROXY_PROTOCOL_INVALID, invalid.reason());

@@ -70,7 +70,7 @@ public final class ProxyProtocolStage {
     @Override
     public void onActive(Connection connection) {
       SocketAddress peer = connection.remoteAddress();
-      pair.peerAddress(peer);
+      pair.facts().peerAddress(peer);
       boolean optional = stage.settings.optional();
       if (trusted(peer, stage.settings.trustedSources())) {
         Expectation expectation = optional ? Expectation.OPTIONAL : Expectation.REQUIRED;

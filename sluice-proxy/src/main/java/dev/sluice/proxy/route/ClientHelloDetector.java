@@ -29,14 +29,15 @@ public final class ClientHelloDetector implements Detector {
 
   @Override
   public Detection detect(Connection connection, ByteBuffer prefix) {
-    pair.peerAddress(connection.remoteAddress());
+    pair.facts().peerAddress(connection.remoteAddress());
     return switch (reader.read(prefix)) { // resumes where the last read stopped
       case ClientHello.NeedMore more -> Detection.NEED_MORE;
       case ClientHello.Parsed hello -> {
-        pair.serverName(hello.serverName());
-        pair.applicationProtocol(hello.protocols().isEmpty() ? null : hello.protocols().getFirst());
+        pair.facts().serverName(hello.serverName());
+        pair.facts()
+            .applicationProtocol(hello.protocols().isEmpty() ? null : hello.protocols().getFirst());
         Fingerprint fingerprint = Fingerprint.of(hello.offer());
-        pair.fingerprint(fingerprint);
+        pair.facts().fingerprint(fingerprint);
         String blocked = check.refusal(fingerprint);
         yield blocked == null
             ? Detection.handOver(pair.client())
@@ -66,7 +67,7 @@ public final class ClientHelloDetector implements Detector {
 
   @Override
   public void onClosed(Connection connection, CloseReason reason) {
-    pair.peerAddress(connection.remoteAddress());
+    pair.facts().peerAddress(connection.remoteAddress());
     pair.refused(
         CloseCause.closedInFirstStage(reason, CloseCause.CLIENT_HELLO_INVALID),
         "closed before a ClientHello: " + reason.label());

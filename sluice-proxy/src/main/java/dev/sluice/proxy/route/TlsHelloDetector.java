@@ -44,12 +44,13 @@ public final class TlsHelloDetector implements Detector {
 
   @Override
   public Detection detect(Connection connection, ByteBuffer prefix) {
-    pair.peerAddress(connection.remoteAddress()); // for the log line of a handshake that fails
+    pair.facts()
+        .peerAddress(connection.remoteAddress()); // for the log line of a handshake that fails
     return switch (reader.read(prefix)) { // resumes where the last read stopped
       case ClientHello.NeedMore more -> Detection.NEED_MORE;
       case ClientHello.Parsed hello -> {
         Fingerprint fingerprint = Fingerprint.of(hello.offer());
-        pair.fingerprint(fingerprint);
+        pair.facts().fingerprint(fingerprint);
         String blocked = check.refusal(fingerprint);
         yield blocked == null
             ? toTls()
@@ -96,7 +97,7 @@ public final class TlsHelloDetector implements Detector {
 
   @Override
   public void onClosed(Connection connection, CloseReason reason) {
-    pair.peerAddress(connection.remoteAddress());
+    pair.facts().peerAddress(connection.remoteAddress());
     pair.refused(
         CloseCause.closedInFirstStage(reason, CloseCause.TLS_HANDSHAKE_FAILED),
         "closed before a ClientHello: " + reason.label());
@@ -107,7 +108,7 @@ public final class TlsHelloDetector implements Detector {
   }
 
   private Detection refuse(Connection connection, CloseCause cause, String detail) {
-    pair.peerAddress(connection.remoteAddress());
+    pair.facts().peerAddress(connection.remoteAddress());
     pair.refused(cause, detail);
     return Detection.reject(cause.label(), detail);
   }

@@ -248,8 +248,8 @@ public final class ListenerRuntime implements Pair.Owner {
       implements ConnectionHandler {
     @Override
     public void onActive(Connection connection) {
-      pair.peerAddress(connection.remoteAddress());
-      SocketAddress client = pair.clientAddress();
+      pair.facts().peerAddress(connection.remoteAddress());
+      SocketAddress client = pair.facts().clientAddress();
       CloseCause refused = admission.byAddress(client);
       if (refused != null) {
         String detail = client + " " + refused.label();
@@ -282,7 +282,7 @@ public final class ListenerRuntime implements Pair.Owner {
   private record Refusal(Pair pair, CloseCause cause, String detail) implements ConnectionHandler {
     @Override
     public void onActive(Connection connection) {
-      pair.peerAddress(connection.remoteAddress());
+      pair.facts().peerAddress(connection.remoteAddress());
       pair.refused(cause, detail);
       connection.close(new CloseReason.Rejected(cause.label(), detail));
     }
@@ -314,13 +314,13 @@ public final class ListenerRuntime implements Pair.Owner {
     String cluster =
         switch (now.config().route()) {
           case Route.ToCluster to -> to.cluster();
-          case Route.BySni sni -> sni.clusterFor(pair.serverName());
+          case Route.BySni sni -> sni.clusterFor(pair.facts().serverName());
         };
     if (cluster == null) {
       return new UpstreamChoice.NoRoute(
-          pair.serverName() == null
+          pair.facts().serverName() == null
               ? "no route for a client without a server name"
-              : "no route for server name " + pair.serverName());
+              : "no route for server name " + pair.facts().serverName());
     }
     Cluster target = now.clusters().get(cluster);
     if (target == null) {

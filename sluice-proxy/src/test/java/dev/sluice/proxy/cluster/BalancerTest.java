@@ -178,7 +178,7 @@ class BalancerTest {
 
   private static dev.sluice.proxy.forward.Pair pairFrom(String ip) {
     dev.sluice.proxy.forward.Pair pair = new dev.sluice.proxy.forward.Pair(null);
-    pair.clientAddress(new InetSocketAddress(ip, 40000));
+    pair.facts().clientAddress(new InetSocketAddress(ip, 40000));
     return pair;
   }
 }

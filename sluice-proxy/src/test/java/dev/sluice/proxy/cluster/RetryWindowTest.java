@@ -66,7 +66,7 @@ class RetryWindowTest {
           .as("round-robin sent some to the upstream that drops SYNs first")
           .isPositive();
       assertThat(proxy.awaitClosed(CLIENTS))
-          .allSatisfy(p -> assertThat(p.connectAttempts()).isBetween(1, 2))
+          .allSatisfy(p -> assertThat(p.facts().connectAttempts()).isBetween(1, 2))
           .extracting(Pair::cause)
           .doesNotContain(CloseCause.CONNECT_TIMEOUT);
     }

@@ -333,7 +333,7 @@ class PairLifecycleTest {
         assertThat(client.getInputStream().read()).isEqualTo(-1);
         Pair pair = proxy.awaitClosed(1).getFirst();
         assertThat(pair.cause()).isEqualTo(CloseCause.IDLE_TIMEOUT);
-        assertThat(pair.target().name()).isEqualTo(upstream.address());
+        assertThat(pair.facts().target().name()).isEqualTo(upstream.address());
       } finally {
         silent.close();
       }

@@ -108,8 +108,8 @@ class RealClientsTest {
       int port = port(proxy, "https");
       assertCurlGetsTheBody(port);
       Pair pair = proxy.awaitClosed(1).getFirst();
-      assertThat(pair.applicationProtocol()).isEqualTo("http/1.1");
-      assertThat(pair.serverName()).isEqualTo("localhost");
+      assertThat(pair.facts().applicationProtocol()).isEqualTo("http/1.1");
+      assertThat(pair.facts().serverName()).isEqualTo("localhost");
     }
   }
 
@@ -133,8 +133,8 @@ class RealClientsTest {
       int port = port(proxy, "pass");
       assertCurlGetsTheBody(port);
       Pair pair = proxy.awaitClosed(1).getFirst();
-      assertThat(pair.serverName()).isEqualTo("localhost");
-      assertThat(pair.applicationProtocol())
+      assertThat(pair.facts().serverName()).isEqualTo("localhost");
+      assertThat(pair.facts().applicationProtocol())
           .as("the ALPN curl offered, read from its ClientHello")
           .isNotNull();
     }

@@ -75,9 +75,9 @@ class AcceptProxyProtocolTest {
       client.shutdownOutput();
       readToEnd(client);
       Pair pair = proxy.awaitClosed(1).getFirst();
-      assertThat(pair.clientAddress())
+      assertThat(pair.facts().clientAddress())
           .isEqualTo(new InetSocketAddress(InetAddress.getByName("203.0.113.7"), 51234));
-      assertThat(pair.peerAddress())
+      assertThat(pair.facts().peerAddress())
           .isEqualTo(new InetSocketAddress(InetAddress.getLoopbackAddress(), localPort(client)));
       assertThat(pair.destinationAddress())
           .isEqualTo(new InetSocketAddress(InetAddress.getByName("192.0.2.10"), 443));
@@ -109,10 +109,10 @@ class AcceptProxyProtocolTest {
       client.shutdownOutput();
       readToEnd(client);
       Pair pair = proxy.awaitClosed(1).getFirst();
-      assertThat(pair.clientAddress())
+      assertThat(pair.facts().clientAddress())
           .isEqualTo(new InetSocketAddress(InetAddress.getByName("2001:db8::1"), 40000));
-      assertThat(pair.proxyHeader().authority()).isEqualTo("api.example.com");
-      assertThat(pair.proxyHeader().alpn()).isEqualTo("h2");
+      assertThat(pair.facts().proxyHeader().authority()).isEqualTo("api.example.com");
+      assertThat(pair.facts().proxyHeader().alpn()).isEqualTo("h2");
     }
   }
 
@@ -142,9 +142,10 @@ class AcceptProxyProtocolTest {
         }
       }
       List<Pair> closed = proxy.awaitClosed(pairs);
-      assertThat(closed).allSatisfy(p -> assertThat(p.proxyHeader()).isNotNull());
+      assertThat(closed).allSatisfy(p -> assertThat(p.facts().proxyHeader()).isNotNull());
       assertThat(closed)
-          .extracting(p -> ((InetSocketAddress) p.clientAddress()).getAddress().getHostAddress())
+          .extracting(
+              p -> ((InetSocketAddress) p.facts().clientAddress()).getAddress().getHostAddress())
           .containsOnly("203.0.113.7", "192.0.2.1");
     }
   }
@@ -169,7 +170,7 @@ class AcceptProxyProtocolTest {
       Pair timedOut = proxy.awaitClosed(1).getFirst();
       assertThat(timedOut.cause()).isEqualTo(CloseCause.PROXY_PROTOCOL_TIMEOUT);
       assertThat(timedOut.causeDetail()).contains("within 300 ms").contains("20 B received");
-      assertThat(timedOut.clientAddress()).isEqualTo(loopbackPeer(slow));
+      assertThat(timedOut.facts().clientAddress()).isEqualTo(loopbackPeer(slow));
       assertThat(proxy.listener("front").stats().closedCount(CloseCause.PROXY_PROTOCOL_TIMEOUT))
           .isEqualTo(1);
       assertThat(proxy.listener("front").stats().openCount()).isEqualTo(1); // the bystander
@@ -222,7 +223,7 @@ class AcceptProxyProtocolTest {
       Pair pair = proxy.awaitClosed(1).getFirst();
       assertThat(pair.cause()).isEqualTo(CloseCause.PROXY_PROTOCOL_UNTRUSTED);
       assertThat(pair.causeDetail()).contains("127.0.0.1").contains("not a trusted source");
-      assertThat(pair.proxyHeader()).isNull();
+      assertThat(pair.facts().proxyHeader()).isNull();
       assertThat(upstream.waiting()).isZero();
     }
   }
@@ -250,7 +251,8 @@ class AcceptProxyProtocolTest {
         }
         List<Pair> closed = proxy.awaitClosed(2);
         assertThat(closed)
-            .extracting(p -> ((InetSocketAddress) p.clientAddress()).getAddress().getHostAddress())
+            .extracting(
+                p -> ((InetSocketAddress) p.facts().clientAddress()).getAddress().getHostAddress())
             .containsExactlyInAnyOrder("127.0.0.1", "203.0.113.7");
       }
     }
@@ -280,8 +282,9 @@ class AcceptProxyProtocolTest {
         assertThat(up.getInputStream().readNBytes(6)).isEqualTo(ascii("QUIT\r\n"));
       }
       Pair direct = proxy.awaitClosed(2).get(1);
-      assertThat(direct.proxyHeader()).isNull();
-      assertThat(((InetSocketAddress) direct.clientAddress()).getAddress().isLoopbackAddress())
+      assertThat(direct.facts().proxyHeader()).isNull();
+      assertThat(
+              ((InetSocketAddress) direct.facts().clientAddress()).getAddress().isLoopbackAddress())
           .isTrue();
     }
   }
@@ -297,8 +300,8 @@ class AcceptProxyProtocolTest {
       client.shutdownOutput();
       readToEnd(client);
       Pair pair = proxy.awaitClosed(1).getFirst();
-      assertThat(pair.proxyHeader().command()).isEqualTo(ProxyHeader.Command.LOCAL);
-      assertThat(pair.clientAddress()).isEqualTo(pair.peerAddress());
+      assertThat(pair.facts().proxyHeader().command()).isEqualTo(ProxyHeader.Command.LOCAL);
+      assertThat(pair.facts().clientAddress()).isEqualTo(pair.facts().peerAddress());
     }
   }
 
@@ -361,9 +364,9 @@ class AcceptProxyProtocolTest {
         assertThat(secure.getInputStream().readNBytes(8)).isEqualTo(ascii("over tls"));
       }
       Pair pair = proxy.awaitClosed(1).getFirst();
-      assertThat(pair.serverName()).isEqualTo("localhost");
-      assertThat(pair.applicationProtocol()).isEqualTo("h2");
-      assertThat(((InetSocketAddress) pair.clientAddress()).getPort()).isEqualTo(51234);
+      assertThat(pair.facts().serverName()).isEqualTo("localhost");
+      assertThat(pair.facts().applicationProtocol()).isEqualTo("h2");
+      assertThat(((InetSocketAddress) pair.facts().clientAddress()).getPort()).isEqualTo(51234);
     }
   }
 
@@ -404,8 +407,8 @@ class AcceptProxyProtocolTest {
       secure.close();
       handshake.join(timeoutMillis());
       Pair pair = proxy.awaitClosed(1).getFirst();
-      assertThat(pair.serverName()).isEqualTo("passthrough.test");
-      assertThat(((InetSocketAddress) pair.clientAddress()).getPort()).isEqualTo(51234);
+      assertThat(pair.facts().serverName()).isEqualTo("passthrough.test");
+      assertThat(((InetSocketAddress) pair.facts().clientAddress()).getPort()).isEqualTo(51234);
     }
   }
 

@@ -58,8 +58,8 @@ class SniRoutingTest {
       assertThat(a.accepted()).isEqualTo(1);
       assertThat(b.accepted()).isZero();
       Pair first = proxy.awaitClosed(1).getFirst();
-      assertThat(first.serverName()).isEqualTo("localhost");
-      assertThat(first.target().name()).isEqualTo("127.0.0.1:" + port(a));
+      assertThat(first.facts().serverName()).isEqualTo("localhost");
+      assertThat(first.facts().target().name()).isEqualTo("127.0.0.1:" + port(a));
 
       // A name no rule matches and no default: the handshake completes, then no route.
       try (EchoClient.Streams s =
@@ -98,7 +98,7 @@ class SniRoutingTest {
       assertThat(result.ok()).isTrue();
       assertThat(Await.result(upstream.sawServerName, "the upstream's SNI")).isEqualTo("localhost");
       Pair pair = proxy.awaitClosed(1).getFirst();
-      assertThat(pair.serverName()).isEqualTo("localhost");
+      assertThat(pair.facts().serverName()).isEqualTo("localhost");
       assertThat(pair.cause()).isIn(CloseCause.CLIENT_EOF, CloseCause.UPSTREAM_EOF);
       assertThat(slicer.pieces).as("the ClientHello went in pieces").isGreaterThan(100);
     }

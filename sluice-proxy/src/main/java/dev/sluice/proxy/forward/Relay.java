@@ -1,0 +1,33 @@
+package dev.sluice.proxy.forward;
+
+import java.nio.ByteBuffer;
+
+/**
+ * What a pair does with the bytes its legs read, and when it connects upstream: the seam between
+ * the legs (connections, the write and its backpressure, the budget) and the protocol spoken over
+ * them. A pair has one relay at a time; it runs on the pair's loop.
+ *
+ * <p>The raw relay connects as soon as the client is in and forwards every read as it came. The
+ * seam is shaped for an HTTP/1 relay, which: holds the client's first bytes before any upstream
+ * exists ({@link #start} does not connect; {@link #onRead} parses in the read slab and keeps only a
+ * partial head, at exact size and charged to the budget); connects when a head is parsed, once per
+ * request if it must ({@link UpstreamConnect} with a chooser of its own: the balancer, retries and
+ * failure causes are the raw path's); switches to the raw relay on Upgrade ({@link
+ * Pair#relay(Relay)}); and closes the pair with a cause ({@link Pair#close}).
+ */
+public interface Relay {
+  /** The client's leg is active and admitted (its TLS handshake done, its SNI checked). */
+  void start(Pair pair);
+
+  /**
+   * {@code from} read {@code data}: bytes in the loop's read slab, valid only during this call
+   * (what is kept must be copied, at exact size).
+   */
+  void onRead(Leg from, ByteBuffer data);
+
+  /** The upstream's leg is active; the pair is forwarding. */
+  void onUpstreamActive(Pair pair);
+
+  /** {@code leg}'s side ended its output (an EOF, or a TLS close_notify). */
+  void onEnded(Leg leg);
+}
