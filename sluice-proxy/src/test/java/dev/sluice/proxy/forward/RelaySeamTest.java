@@ -1,0 +1,259 @@
+package dev.sluice.proxy.forward;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.net.EventLoopGroup;
+import dev.sluice.net.Listener;
+import dev.sluice.net.SocketOptions;
+import dev.sluice.net.TransportConfig;
+import dev.sluice.proxy.config.ReadSizes;
+import dev.sluice.proxy.config.TimeoutSettings;
+import dev.sluice.proxy.testing.ScriptedUpstream;
+import dev.sluice.testing.Await;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The relay seam with real sockets, driven by a relay shaped like HTTP/1's: it reads a first line
+ * (a head) before any upstream exists, connects once the line is complete, rewrites it, and then
+ * hands the pair to the raw relay (an Upgrade); a bad line closes the pair with a cause and no
+ * upstream is ever tried.
+ */
+class RelaySeamTest {
+  private final BlockingQueue<Pair> closed = new LinkedBlockingQueue<>();
+  private final List<String> events = new CopyOnWriteArrayList<>();
+  private EventLoopGroup group;
+  private Listener listener;
+  private ScriptedUpstream upstream;
+
+  @BeforeEach
+  void start() throws IOException {
+    upstream = ScriptedUpstream.start();
+    group = new EventLoopGroup(TransportConfig.defaults().withEventLoops(1));
+    Owner owner = new Owner(parse(upstream.address()));
+    listener =
+        group.listen(
+            new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+            SocketOptions.defaults(),
+            () -> new Pair(owner).client());
+  }
+
+  @AfterEach
+  void stop() throws IOException {
+    listener.close();
+    group.close();
+    upstream.close();
+  }
+
+  @Test
+  void aRelayHoldsTheHeadBeforeAnyUpstreamConnectsOnceItIsParsedThenRelaysRaw() throws Exception {
+    try (Socket client = connect()) {
+      client.getOutputStream().write(ascii("HELLO"));
+      Await.until(() -> events.contains("5 B held, no upstream"), () -> "events " + events);
+      assertThat(upstream.waiting()).isZero();
+
+      client.getOutputStream().write(ascii(" world\nand then raw bytes"));
+      try (Socket server = upstream.next()) {
+        server.setSoTimeout((int) Await.PATIENCE.toMillis());
+        InputStream fromProxy = server.getInputStream();
+        assertThat(readLine(fromProxy)).isEqualTo("HELLO world via-relay");
+        assertThat(new String(fromProxy.readNBytes(18), StandardCharsets.US_ASCII))
+            .isEqualTo("and then raw bytes"); // the rest of what came with the head
+        client.getOutputStream().write(ascii(" and more"));
+        assertThat(new String(fromProxy.readNBytes(9), StandardCharsets.US_ASCII))
+            .isEqualTo(" and more"); // read by the raw relay now
+        server.getOutputStream().write(ascii("reply"));
+        server.shutdownOutput();
+        assertThat(client.getInputStream().readAllBytes()).isEqualTo(ascii("reply"));
+        client.shutdownOutput();
+        assertThat(fromProxy.read()).isEqualTo(-1);
+      }
+    }
+    Pair pair = closed.poll(Await.PATIENCE.toSeconds(), TimeUnit.SECONDS);
+    assertThat(pair).isNotNull();
+    assertThat(pair.cause()).isEqualTo(CloseCause.UPSTREAM_EOF);
+    assertThat(pair.facts().connectAttempts()).isEqualTo(1);
+    assertThat(pair.client().bytesRead()).isEqualTo(5 + 25 + 9);
+    assertThat(pair.upstream().bytesRead()).isEqualTo(5);
+    assertThat(events).startsWith("started, no upstream", "5 B held, no upstream").endsWith("head");
+    assertThat(events).filteredOn(e -> e.contains("held")).allMatch(e -> e.endsWith("no upstream"));
+  }
+
+  @Test
+  void aRelayClosesThePairWithItsCauseAndNoUpstreamIsTried() throws Exception {
+    try (Socket client = connect()) {
+      client.getOutputStream().write(ascii("BAD\n"));
+      assertThat(client.getInputStream().read()).isEqualTo(-1);
+    }
+    Pair pair = closed.poll(Await.PATIENCE.toSeconds(), TimeUnit.SECONDS);
+    assertThat(pair).isNotNull();
+    assertThat(pair.cause()).isEqualTo(CloseCause.CLIENT_ERROR);
+    assertThat(pair.causeDetail()).isEqualTo("a bad first line");
+    assertThat(pair.facts().connectAttempts()).isZero();
+    assertThat(pair.facts().target()).isNull();
+    assertThat(upstream.waiting()).isZero();
+  }
+
+  /**
+   * Reads a first line in the read slab and keeps only what must wait (at exact size); once it is
+   * complete, rewrites it, holds it for the upstream, connects, and turns raw when connected.
+   */
+  private final class LineRelay implements Relay {
+    private byte[] partial = new byte[0];
+
+    @Override
+    public void start(Pair pair) {
+      events.add("started, " + upstreamState(pair));
+      pair.client().connection().resumeReading(); // no upstream yet: the head is read first
+    }
+
+    @Override
+    public void onRead(Leg from, ByteBuffer data) {
+      int end = indexOf(data, (byte) '\n');
+      if (end < 0) {
+        byte[] more = Arrays.copyOf(partial, partial.length + data.remaining());
+        data.get(more, partial.length, data.remaining());
+        partial = more;
+        events.add(partial.length + " B held, " + upstreamState(from.pair()));
+        return;
+      }
+      byte[] line = Arrays.copyOf(partial, partial.length + end - data.position());
+      data.get(line, partial.length, end - data.position());
+      data.get(); // the newline
+      partial = null;
+      String head = new String(line, StandardCharsets.US_ASCII);
+      if (head.equals("BAD")) {
+        from.pair().close(CloseCause.CLIENT_ERROR, "a bad first line", false);
+        return;
+      }
+      events.add("head");
+      byte[] rewritten = ascii(head + " via-relay\n");
+      ByteBuffer held = ByteBuffer.allocate(rewritten.length + data.remaining());
+      held.put(rewritten).put(data).flip();
+      from.hold(held);
+      from.pair().connectUpstream();
+    }
+
+    @Override
+    public void onUpstreamActive(Pair pair) {
+      pair.relay(RawRelay.INSTANCE);
+      RawRelay.INSTANCE.onUpstreamActive(pair);
+    }
+
+    @Override
+    public void onEnded(Leg leg) {
+      RawRelay.INSTANCE.onEnded(leg);
+    }
+
+    private static String upstreamState(Pair pair) {
+      return pair.upstream().connection() == null ? "no upstream" : "upstream up";
+    }
+
+    private static int indexOf(ByteBuffer data, byte b) {
+      for (int i = data.position(); i < data.limit(); i++) {
+        if (data.get(i) == b) {
+          return i;
+        }
+      }
+      return -1;
+    }
+  }
+
+  private record Target(SocketAddress address) implements Pair.Upstream {
+    @Override
+    public String name() {
+      return "up";
+    }
+  }
+
+  private final class Owner implements Pair.Owner {
+    private final InFlightBudget.Share budget = new InFlightBudget(1 << 20).share("seam");
+    private final Target target;
+
+    Owner(SocketAddress upstream) {
+      this.target = new Target(upstream);
+    }
+
+    @Override
+    public String name() {
+      return "seam";
+    }
+
+    @Override
+    public InFlightBudget.Share budget() {
+      return budget;
+    }
+
+    @Override
+    public TimeoutSettings timeouts() {
+      return TimeoutSettings.DEFAULTS;
+    }
+
+    @Override
+    public ReadSizes reads() {
+      return new ReadSizes(ReadSizes.DEFAULT, ReadSizes.DEFAULT);
+    }
+
+    @Override
+    public UpstreamChoice choose(Pair pair, List<Pair.Upstream> tried) {
+      return new UpstreamChoice.To(target);
+    }
+
+    @Override
+    public SocketOptions upstreamOptions() {
+      return SocketOptions.defaults();
+    }
+
+    @Override
+    public Relay relay(Pair pair) {
+      return new LineRelay();
+    }
+
+    @Override
+    public void onClosed(Pair pair) {
+      closed.add(pair);
+    }
+  }
+
+  private Socket connect() throws IOException {
+    InetSocketAddress address = (InetSocketAddress) listener.localAddress();
+    Socket socket = new Socket(address.getAddress(), address.getPort());
+    socket.setSoTimeout((int) Await.PATIENCE.toMillis());
+    return socket;
+  }
+
+  private static String readLine(InputStream in) throws IOException {
+    ByteArrayOutputStream line = new ByteArrayOutputStream();
+    for (int b = in.read(); b != '\n'; b = in.read()) {
+      assertThat(b).as("end of stream inside the line").isNotEqualTo(-1);
+      line.write(b);
+    }
+    return line.toString(StandardCharsets.US_ASCII);
+  }
+
+  private static InetSocketAddress parse(String hostPort) {
+    int colon = hostPort.lastIndexOf(':');
+    return new InetSocketAddress(
+        hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
+  }
+
+  private static byte[] ascii(String text) {
+    return text.getBytes(StandardCharsets.US_ASCII);
+  }
+}
