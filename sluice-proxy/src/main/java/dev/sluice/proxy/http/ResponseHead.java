@@ -7,6 +7,7 @@ package dev.sluice.proxy.http;
  *
  * @param version the version
  * @param status the status code, 100..599
+ * @param reason the reason phrase, as sent ("" when none)
  * @param fields the header fields
  * @param length the head's bytes, from the status line to the empty line that ends it
  * @param declared the body its fields declare: a length, chunked, or until close
@@ -15,6 +16,7 @@ package dev.sluice.proxy.http;
 public record ResponseHead(
     HttpVersion version,
     int status,
+    String reason,
     Fields fields,
     int length,
     BodyFraming declared,

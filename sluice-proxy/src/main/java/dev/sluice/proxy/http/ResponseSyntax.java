@@ -111,7 +111,15 @@ final class ResponseSyntax implements HeadSyntax<ResponseHead> {
             ? !close
             : !close && fields.hasToken("connection", "keep-alive");
     return new HeadResult.Complete<>(
-        new ResponseHead(version, status, fields, end - from, declared, keepAlive), consumed);
+        new ResponseHead(
+            version,
+            status,
+            startEnd > from + 13 ? Ascii.text(b, from + 13, startEnd) : "",
+            fields,
+            end - from,
+            declared,
+            keepAlive),
+        consumed);
   }
 
   private static HeadResult<ResponseHead> refuse(String reason) {
