@@ -38,10 +38,13 @@ public final class HeadReader<H> {
   /** Complete lines in {@link #partial} (the start line among them). */
   private int lines;
 
+  /** The smallest bound on a head: room for a request line and a Host field, a little more. */
+  public static final int MIN_MAX_HEAD_BYTES = 256;
+
   HeadReader(HeadSyntax<H> syntax, int maxHeadBytes) {
-    if (maxHeadBytes < syntax.maxStartLine() + 4) {
+    if (maxHeadBytes < MIN_MAX_HEAD_BYTES) {
       throw new IllegalArgumentException(
-          "maxHeadBytes " + maxHeadBytes + " leaves no room for a start line");
+          "maxHeadBytes must be at least " + MIN_MAX_HEAD_BYTES + ", not " + maxHeadBytes);
     }
     this.syntax = syntax;
     this.maxHeadBytes = maxHeadBytes;

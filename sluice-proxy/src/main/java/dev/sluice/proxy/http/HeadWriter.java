@@ -40,8 +40,8 @@ public final class HeadWriter {
     HeaderEdits edits = rewrite.request();
     Set<String> named = connectionOptions(fields);
     List<Object> lines = new ArrayList<>(fields.size() + 8);
-    if (!head.authority().isEmpty()) {
-      lines.add("Host: " + head.authority());
+    if (!head.authority().isEmpty() || head.version() == HttpVersion.HTTP_1_1) {
+      lines.add(head.authority().isEmpty() ? "Host:" : "Host: " + head.authority());
     }
     StringBuilder forwardedFor = null;
     for (int i = 0; i < fields.size(); i++) {

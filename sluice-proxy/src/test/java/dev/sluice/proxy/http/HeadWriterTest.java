@@ -94,6 +94,15 @@ class HeadWriterTest {
   }
 
   @Test
+  void anEmptyHostIn11StaysAndNoneIn10IsNotMadeUp() {
+    HeaderRewrite off = new HeaderRewrite(ForwardedFor.OFF, HeaderEdits.NONE, HeaderEdits.NONE);
+    assertThat(upstream("OPTIONS * HTTP/1.1\r\nHost:\r\n\r\n", off, FACTS, true))
+        .isEqualTo("OPTIONS * HTTP/1.1\r\nHost:\r\n\r\n");
+    assertThat(upstream("GET / HTTP/1.0\r\n\r\n", off, FACTS, false))
+        .isEqualTo("GET / HTTP/1.0\r\nConnection: close\r\n\r\n");
+  }
+
+  @Test
   void contentLengthIsWrittenOnceAndChunkedLeftAsSent() {
     HeaderRewrite off = new HeaderRewrite(ForwardedFor.OFF, HeaderEdits.NONE, HeaderEdits.NONE);
     assertThat(
