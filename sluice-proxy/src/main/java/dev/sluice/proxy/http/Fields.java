@@ -86,16 +86,6 @@ public final class Fields {
         source, spans[i * SPAN + NAME_START], spans[i * SPAN + NAME_END], lowerCaseName);
   }
 
-  /** Whether field {@code i}'s name is one of {@code lowerCaseNames}. */
-  boolean isAny(int i, java.util.Set<String> lowerCaseNames) {
-    int from = spans[i * SPAN + NAME_START];
-    int to = spans[i * SPAN + NAME_END];
-    if (to - from > 64) {
-      return false; // longer than any name such a set holds; saves the string
-    }
-    return lowerCaseNames.contains(lowerName(i));
-  }
-
   /** Field {@code i}'s name in lower case. */
   String lowerName(int i) {
     int from = spans[i * SPAN + NAME_START];

@@ -21,8 +21,10 @@ class RequestHeadTest {
   @Test
   void aWholeHeadIsParsedWhereItLiesAndNothingIsHeld() {
     HeadReader<RequestHead> reader = HeadReader.requests(Heads.MAX);
-    HeadResult<RequestHead> result = reader.offer(read(bytes(GET)));
+    ByteBuffer in = read(bytes(GET));
+    HeadResult<RequestHead> result = reader.offer(in);
     RequestHead head = complete(result);
+    assertThat(head.fields().source()).isSameAs(in); // not copied
     assertThat(((HeadResult.Complete<RequestHead>) result).consumed()).isEqualTo(GET.length());
     assertThat(head.method()).isEqualTo("GET");
     assertThat(head.target()).isEqualTo("/a/b?c=d");
@@ -53,6 +55,8 @@ class RequestHeadTest {
       assertThat(((HeadResult.Complete<RequestHead>) rest).consumed())
           .isEqualTo(GET.length() - cut);
       assertThat(head.target()).isEqualTo("/a/b?c=d");
+      // Completed from two reads: one copy of exactly the head's bytes, none of what follows.
+      assertThat(head.fields().source().capacity()).isEqualTo(GET.length());
       assertThat(head.fields().value(0)).isEqualTo("Example.COM:8080");
       assertThat(head.fields().value(2)).isEqualTo("*/*");
       assertThat(reader.heldBytes()).isZero();
