@@ -117,8 +117,8 @@ class ChunkedReaderTest {
 
   @Test
   void whitespaceAfterASizeWithoutAnExtensionIsRefused() {
-    refusalOf("5 \r\nhello\r\n0\r\n\r\n");
-    refusalOf("5\t\r\n");
+    assertThat(refusalOf("5 \r\nhello\r\n0\r\n\r\n").reason()).contains("whitespace");
+    assertThat(refusalOf("5\t\r\n").reason()).contains("whitespace");
   }
 
   @ParameterizedTest
