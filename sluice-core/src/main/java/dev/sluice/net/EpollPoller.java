@@ -265,6 +265,15 @@ final class EpollPoller implements Poller {
       return lastReadBase;
     }
 
+    /**
+     * The native address of a direct {@code buffer}'s index 0 for a write: the loop's slab when a
+     * forwarder writes what it just read (remembered, as for reads), any other buffer looked up
+     * each time, so that no caller's buffer is held here after its write.
+     */
+    long writeAddress(ByteBuffer buffer) {
+      return buffer == lastRead ? lastReadBase : address(buffer);
+    }
+
     /** The native address of a direct {@code buffer}'s index 0. */
     static long address(ByteBuffer buffer) {
       if (!buffer.isDirect()) {

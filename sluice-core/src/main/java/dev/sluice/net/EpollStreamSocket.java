@@ -160,7 +160,7 @@ final class EpollStreamSocket implements StreamSocket {
     if (length == 0) {
       return 0;
     }
-    long address = EpollPoller.Scratch.address(src) + position;
+    long address = scratch.writeAddress(src) + position;
     while (true) {
       long n = Libc.send(scratch.errno, fd, address, length, Libc.MSG_NOSIGNAL);
       if (n >= 0) {
@@ -185,7 +185,7 @@ final class EpollStreamSocket implements StreamSocket {
     for (int i = 0; i < count; i++) {
       ByteBuffer b = srcs[offset + i];
       int remaining = b.remaining();
-      iovecs.set(ValueLayout.JAVA_LONG, 16L * i, EpollPoller.Scratch.address(b) + b.position());
+      iovecs.set(ValueLayout.JAVA_LONG, 16L * i, scratch.writeAddress(b) + b.position());
       iovecs.set(ValueLayout.JAVA_LONG, 16L * i + 8, remaining);
       total += remaining;
     }
