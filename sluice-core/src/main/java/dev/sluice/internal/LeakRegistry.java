@@ -21,7 +21,7 @@ public final class LeakRegistry {
     return ENABLED;
   }
 
-  static Object track(String what) {
+  public static Object track(String what) {
     if (!ENABLED) {
       return null;
     }
@@ -30,7 +30,7 @@ public final class LeakRegistry {
     return token;
   }
 
-  static void untrack(Object token) {
+  public static void untrack(Object token) {
     if (token != null) {
       LIVE.remove(token);
     }

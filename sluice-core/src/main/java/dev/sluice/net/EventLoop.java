@@ -9,13 +9,8 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.net.ConnectException;
 import java.net.SocketAddress;
-import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.channels.SelectableChannel;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
-import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -30,12 +25,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.Consumer;
 
 /**
- * One thread, one {@link Selector}: every connection registered here has all its I/O and callbacks
- * run on this thread. The loop owns the memory that the hot path uses — the read slab, the slab
- * pool, the direct write staging buffer — so connections own none.
+ * One thread, one {@link Poller} (the JDK's NIO selector, or Linux epoll): every connection
+ * registered here has all its I/O and callbacks run on this thread. The loop owns the memory that
+ * the hot path uses — the read slab, the slab pool, the direct write staging buffer — so
+ * connections own none.
  *
  * <p><b>The clock.</b> {@link #nanoTime()} is read at the start of every callback the loop makes (a
  * ready key, a task, a batch of timers), so the first event after a quiet spell sees the time after
@@ -71,7 +66,7 @@ public final class EventLoop implements Executor {
   private final EventLoopGroup group;
   private final TransportConfig config;
   private final Thread thread;
-  private final Selector selector;
+  private final Poller poller;
   private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean wakeupPending = new AtomicBoolean();
   private final CompletableFuture<Void> terminated = new CompletableFuture<>();
@@ -81,7 +76,7 @@ public final class EventLoop implements Executor {
   private final SlabPool slabPool;
   private final ReadSlab readSlab;
   private final TimerWheel timers;
-  private final Consumer<SelectionKey> onSelected = this::dispatch;
+  private final Poller.ReadySink onReady = this::dispatch;
   private final ByteBuffer[] gather = new ByteBuffer[64];
   private final Map<LoopLocal<?>, AutoCloseable> locals = new IdentityHashMap<>();
   private final List<AutoCloseable> localsInCreationOrder = new ArrayList<>();
@@ -98,10 +93,11 @@ public final class EventLoop implements Executor {
   private int completionHead;
   private int completionCount;
 
-  EventLoop(EventLoopGroup group, TransportConfig config, int index) throws IOException {
+  EventLoop(EventLoopGroup group, TransportConfig config, Transport transport, int index)
+      throws IOException {
     this.group = group;
     this.config = config;
-    this.selector = Selector.open();
+    this.poller = transport == Transport.EPOLL ? new EpollPoller() : new NioPoller();
     this.slabPool = new SlabPool(config.slabSize(), config.slabPoolSize(), counters, this);
     this.readSlab = new ReadSlab(slabPool, config.copyThreshold());
     this.nowNanos = System.nanoTime();
@@ -112,6 +108,17 @@ public final class EventLoop implements Executor {
 
   void start() {
     thread.start();
+  }
+
+  /** Frees what the constructor took, for a group that failed to start. */
+  void closeUnstarted() {
+    poller.close();
+    slabPool.close();
+  }
+
+  /** The transport this loop runs on: {@link Transport#EPOLL} or {@link Transport#NIO}. */
+  public Transport transport() {
+    return poller.transport();
   }
 
   /** The group this loop belongs to. */
@@ -145,7 +152,7 @@ public final class EventLoop implements Executor {
       throw rejected(); // added after the loop's last drain: it would never run
     }
     if (fromOutside && wakeupPending.compareAndSet(false, true)) {
-      selector.wakeup();
+      poller.wakeup();
     }
   }
 
@@ -373,20 +380,26 @@ public final class EventLoop implements Executor {
     }
   }
 
-  /**
-   * Registers {@code channel}; refused once the loop is stopping (the caller closes the channel).
-   */
-  SelectionKey register(SelectableChannel channel, int ops, Object attachment) throws IOException {
+  Poller poller() {
+    return poller;
+  }
+
+  /** Registers {@code socket}; refused once the loop is stopping (the caller closes the socket). */
+  void register(StreamSocket socket, int ops, Pollable owner) throws IOException {
+    requireRunning();
+    socket.register(poller, owner, ops);
+  }
+
+  /** Registers {@code socket}; refused once the loop is stopping (the caller closes the socket). */
+  void register(ListenSocket socket, Pollable owner) throws IOException {
+    requireRunning();
+    socket.register(poller, owner);
+  }
+
+  private void requireRunning() throws IOException {
     if (state != State.RUNNING) {
       throw new IOException("event loop " + thread.getName() + " is shut down");
     }
-    return channel.register(selector, ops, attachment);
-  }
-
-  static SocketChannel openChannel(SocketAddress address) throws IOException {
-    return address instanceof UnixDomainSocketAddress
-        ? SocketChannel.open(StandardProtocolFamily.UNIX)
-        : SocketChannel.open();
   }
 
   // ---- the loop ----
@@ -398,11 +411,11 @@ public final class EventLoop implements Executor {
         long wait = timers.nanosToNextTick(System.nanoTime());
         firstKeyNanos = 0;
         if (!tasks.isEmpty() || wait == 0 || !afterNextSelect.isEmpty()) {
-          selector.selectNow(onSelected);
+          poller.poll(0, onReady);
         } else if (wait < 0) {
-          selector.select(onSelected);
+          poller.poll(-1, onReady);
         } else {
-          selector.select(onSelected, Math.max(1, TimeUnit.NANOSECONDS.toMillis(wait)));
+          poller.poll(Math.max(1, TimeUnit.NANOSECONDS.toMillis(wait)), onReady);
         }
         wakeupPending.set(false);
         nowNanos = System.nanoTime();
@@ -424,18 +437,16 @@ public final class EventLoop implements Executor {
     }
   }
 
-  private void dispatch(SelectionKey key) {
-    nowNanos = System.nanoTime(); // keys are dispatched inside select: after the wait
+  private void dispatch(Pollable pollable, int readyOps) {
+    nowNanos = System.nanoTime(); // keys are dispatched inside the poll: after the wait
     if (firstKeyNanos == 0) {
       firstKeyNanos = nowNanos; // the turn starts with the first ready key
     }
-    if (key.attachment() instanceof Selectable selectable && key.isValid()) {
-      try {
-        selectable.onSelected(key);
-      } catch (RuntimeException e) {
-        // One channel's failure must not stop the loop and every connection on it.
-        selectable.onUnexpectedFailure(e);
-      }
+    try {
+      pollable.onReady(readyOps);
+    } catch (RuntimeException e) {
+      // One socket's failure must not stop the loop and every connection on it.
+      pollable.onUnexpectedFailure(e);
     }
     runCompletions();
   }
@@ -461,7 +472,7 @@ public final class EventLoop implements Executor {
     if (state == State.RUNNING) {
       state = State.STOPPING;
     }
-    selector.wakeup();
+    poller.wakeup();
   }
 
   CompletableFuture<Void> terminationFuture() {
@@ -475,10 +486,8 @@ public final class EventLoop implements Executor {
       // connects refused); then every channel closes, which may queue more work (a reconnect
       // from onClose), which runs and is refused in turn.
       drain();
-      for (SelectionKey key : new ArrayList<>(selector.keys())) {
-        if (key.attachment() instanceof Selectable selectable) {
-          selectable.closeForShutdown();
-        }
+      for (Pollable pollable : poller.registrations()) {
+        pollable.closeForShutdown();
       }
       drain();
       closeLocals();
@@ -491,7 +500,7 @@ public final class EventLoop implements Executor {
       }
       state = State.STOPPED;
       drain(); // what other threads queued before they could see STOPPED
-      selector.close(); // closes the sockets of every cancelled key
+      poller.close(); // NIO: closes the sockets of every cancelled key
       runAfterSelect();
     } catch (Throwable t) {
       LOG.log(System.Logger.Level.WARNING, "error closing " + thread.getName(), t);
@@ -539,16 +548,6 @@ public final class EventLoop implements Executor {
         LOG.log(System.Logger.Level.WARNING, "scheduled task failed on " + thread.getName(), t);
       }
     }
-  }
-
-  /** Something registered with the selector. */
-  interface Selectable {
-    void onSelected(SelectionKey key);
-
-    /** {@link #onSelected} threw: close or pause what failed, and only that. */
-    void onUnexpectedFailure(RuntimeException e);
-
-    void closeForShutdown();
   }
 
   @Override

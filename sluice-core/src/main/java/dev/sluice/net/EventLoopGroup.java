@@ -18,20 +18,47 @@ import java.util.function.Supplier;
  * listener and frees every slab the loops own.
  */
 public final class EventLoopGroup implements AutoCloseable {
+  private static final System.Logger LOG = System.getLogger("dev.sluice.net");
+
+  /** The automatic choice is logged at INFO once per JVM: it cannot change while it runs. */
+  private static final java.util.concurrent.atomic.AtomicBoolean AUTO_LOGGED =
+      new java.util.concurrent.atomic.AtomicBoolean();
+
   private final TransportConfig config;
+  private final Transport transport;
   private final List<EventLoop> loops;
   private final AtomicInteger nextLoop = new AtomicInteger();
 
-  /** Starts {@link TransportConfig#eventLoops()} loop threads. */
+  /**
+   * Starts {@link TransportConfig#eventLoops()} loop threads on the configured transport.
+   *
+   * @throws IllegalStateException when {@link Transport#EPOLL} is asked for where it cannot run
+   */
   public EventLoopGroup(TransportConfig config) {
     this.config = config;
+    this.transport = config.transport().resolve();
+    boolean firstAuto =
+        config.transport() == Transport.AUTO && AUTO_LOGGED.compareAndSet(false, true);
+    LOG.log(
+        firstAuto ? System.Logger.Level.INFO : System.Logger.Level.DEBUG,
+        "event loops run on {0} (transport {1}){2}",
+        transport.id(),
+        config.transport().id(),
+        transport == Transport.NIO && config.transport() == Transport.AUTO
+            ? ": epoll is unavailable, " + Transport.epollUnavailable().orElse("")
+            : "");
     EventLoop[] created = new EventLoop[config.eventLoops()];
     try {
       for (int i = 0; i < created.length; i++) {
-        created[i] = new EventLoop(this, config, i);
+        created[i] = new EventLoop(this, config, transport, i);
       }
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot open a selector", e);
+      for (EventLoop loop : created) {
+        if (loop != null) {
+          loop.closeUnstarted();
+        }
+      }
+      throw new UncheckedIOException("cannot open a " + transport.id() + " poller", e);
     }
     this.loops = List.of(created);
     loops.forEach(EventLoop::start);
@@ -45,6 +72,11 @@ public final class EventLoopGroup implements AutoCloseable {
   /** The configuration this group runs with. */
   public TransportConfig config() {
     return config;
+  }
+
+  /** The transport the loops run on: {@link Transport#EPOLL} or {@link Transport#NIO}. */
+  public Transport transport() {
+    return transport;
   }
 
   /** The loops, in a fixed order. */

@@ -1,24 +1,23 @@
 package dev.sluice.net;
 
 import dev.sluice.internal.ReadSlab;
+import dev.sluice.internal.WriteEntry;
 import dev.sluice.internal.WriteQueue;
 import dev.sluice.memory.BorrowedBytes;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.SocketAddress;
 import java.net.SocketTimeoutException;
-import java.net.StandardSocketOptions;
-import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.SocketChannel;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * One TCP or Unix-domain connection, living on one {@link EventLoop}.
+ * One TCP or Unix-domain connection, living on one {@link EventLoop}, over a {@link StreamSocket}
+ * of the loop's transport (NIO or epoll): the states, the write queue and the close logic here are
+ * the same on both.
  *
  * <p>The hot path is {@link #onReadable()} (socket -> loop slab -> handler) and {@link
  * #write(ByteBuffer, WriteListener)} (try the socket at once, queue the caller's buffer by
@@ -41,13 +40,13 @@ public final class SocketConnection implements Connection {
 
   private final long id = IDS.incrementAndGet();
   private final EventLoop loop;
-  private final SocketChannel channel;
+  private final StreamSocket socket;
   private final SocketOptions options;
   private final SocketAddress remoteAddress;
   private final ConnectionTimer timer;
   private final WriteQueue queue;
   private ConnectionHandler handler;
-  private SelectionKey key;
+  private boolean registered;
   private int interestOps = -1;
   private CompletableFuture<Connection> connectFuture;
 
@@ -63,12 +62,12 @@ public final class SocketConnection implements Connection {
 
   private SocketConnection(
       EventLoop loop,
-      SocketChannel channel,
+      StreamSocket socket,
       SocketAddress remoteAddress,
       SocketOptions options,
       ConnectionHandler handler) {
     this.loop = loop;
-    this.channel = channel;
+    this.socket = socket;
     this.remoteAddress = remoteAddress;
     this.options = options;
     this.handler = handler;
@@ -85,15 +84,15 @@ public final class SocketConnection implements Connection {
 
   // ---- creation ----
 
-  /** Adopts an accepted channel on the calling loop thread. */
+  /** Adopts an accepted socket on the calling loop thread. */
   static void accepted(
-      EventLoop loop, SocketChannel channel, SocketOptions options, ConnectionHandler handler) {
+      EventLoop loop, StreamSocket socket, SocketOptions options, ConnectionHandler handler) {
     SocketConnection c = null;
     try {
-      channel.configureBlocking(false);
-      applyOptions(channel, options);
-      c = new SocketConnection(loop, channel, channel.getRemoteAddress(), options, handler);
-      c.key = loop.register(channel, 0, c.selectable());
+      c = new SocketConnection(loop, socket, socket.remoteAddress(), options, handler);
+      loop.register(socket, 0, c.pollable());
+      c.registered = true;
+      socket.configure(options);
       c.activate();
     } catch (IOException | RuntimeException e) {
       if (loop.isShuttingDown()) {
@@ -104,7 +103,7 @@ public final class SocketConnection implements Connection {
       if (c != null && c.active) {
         c.closeNow(new CloseReason.Error(e));
       } else {
-        closeQuietly(channel);
+        socket.close();
       }
     }
   }
@@ -119,24 +118,25 @@ public final class SocketConnection implements Connection {
       future.completeExceptionally(loop.shutDownConnect(address));
       return;
     }
-    SocketChannel channel;
+    StreamSocket socket;
     try {
-      channel = EventLoop.openChannel(address);
-    } catch (IOException e) {
+      socket = loop.poller().openStream(address);
+    } catch (IOException | RuntimeException e) {
       future.completeExceptionally(connectFailure(address, e));
       return;
     }
-    SocketConnection c = new SocketConnection(loop, channel, address, options, handler);
+    SocketConnection c = new SocketConnection(loop, socket, address, options, handler);
     c.connectFuture = future;
     try {
-      channel.configureBlocking(false);
-      applyOptions(channel, options);
-      if (channel.connect(address)) {
-        c.key = loop.register(channel, 0, c.selectable());
+      loop.register(socket, 0, c.pollable());
+      c.registered = true;
+      c.interestOps = 0;
+      socket.configure(options);
+      if (socket.connect(address)) {
         c.activate();
       } else {
-        c.key = loop.register(channel, SelectionKey.OP_CONNECT, c.selectable());
-        c.interestOps = SelectionKey.OP_CONNECT;
+        socket.interest(Poller.CONNECT);
+        c.interestOps = Poller.CONNECT;
         long timeout = options.connectTimeout().toNanos();
         if (timeout > 0) {
           loop.timers().schedule(c.timer, timeout, loop.nanoTime());
@@ -152,30 +152,6 @@ public final class SocketConnection implements Connection {
     ConnectException e = new ConnectException("connect to " + address + " failed: " + why);
     e.initCause(cause);
     return e;
-  }
-
-  private static void applyOptions(SocketChannel channel, SocketOptions options)
-      throws IOException {
-    if (channel.getLocalAddress() instanceof UnixDomainSocketAddress
-        || channel.getRemoteAddress() instanceof UnixDomainSocketAddress
-        || !channel.supportedOptions().contains(StandardSocketOptions.TCP_NODELAY)) {
-      applyBufferSizes(channel, options);
-      return;
-    }
-    channel.setOption(StandardSocketOptions.TCP_NODELAY, options.tcpNoDelay());
-    channel.setOption(StandardSocketOptions.SO_KEEPALIVE, options.keepAlive());
-    channel.setOption(StandardSocketOptions.SO_REUSEADDR, options.reuseAddress());
-    applyBufferSizes(channel, options);
-  }
-
-  private static void applyBufferSizes(SocketChannel channel, SocketOptions options)
-      throws IOException {
-    if (options.sendBufferSize() > 0) {
-      channel.setOption(StandardSocketOptions.SO_SNDBUF, options.sendBufferSize());
-    }
-    if (options.receiveBufferSize() > 0) {
-      channel.setOption(StandardSocketOptions.SO_RCVBUF, options.receiveBufferSize());
-    }
   }
 
   private void activate() {
@@ -220,11 +196,7 @@ public final class SocketConnection implements Connection {
 
   @Override
   public SocketAddress localAddress() {
-    try {
-      return channel.getLocalAddress();
-    } catch (IOException e) {
-      return null;
-    }
+    return socket.localAddress();
   }
 
   @Override
@@ -334,7 +306,7 @@ public final class SocketConnection implements Connection {
       int capacity = target.remaining();
       int n;
       try {
-        n = channel.read(target);
+        n = socket.read(target);
       } catch (IOException e) {
         closeOnIoError(e);
         return;
@@ -392,15 +364,11 @@ public final class SocketConnection implements Connection {
   @Override
   public void write(ByteBuffer buffer, WriteListener listener) {
     if (loop.inLoop()) {
-      if (loop.readSlab().isSlabBuffer(buffer)) {
-        throw new IllegalArgumentException(
-            "a borrowed read buffer cannot be written by reference: use writeTransient");
-      }
+      WriteEntry.refuseBorrowed(loop.readSlab(), buffer);
       enqueueWrite(buffer, listener, false);
     } else {
-      loop.submit(
-          () -> enqueueWrite(buffer, listener, false),
-          () -> WriteListener.notify(listener, closedException()));
+      WriteEntry.submit(
+          loop, listener, () -> enqueueWrite(buffer, listener, false), this::closedException);
     }
   }
 
@@ -413,7 +381,7 @@ public final class SocketConnection implements Connection {
    */
   @Override
   public void writeTransient(ByteBuffer source, WriteListener listener) {
-    requireInLoop("writeTransient");
+    WriteEntry.requireLoopForTransient(loop);
     enqueueWrite(source, listener, true);
   }
 
@@ -464,7 +432,7 @@ public final class SocketConnection implements Connection {
         buffer.limit(buffer.position() + attempt);
         int n;
         try {
-          n = channel.write(buffer);
+          n = socket.write(buffer);
         } finally {
           buffer.limit(limit);
         }
@@ -481,7 +449,7 @@ public final class SocketConnection implements Connection {
         int len = Math.min(slice, buffer.remaining());
         staging.clear();
         staging.put(0, buffer, buffer.position(), len).limit(len);
-        int n = channel.write(staging);
+        int n = socket.write(staging);
         buffer.position(buffer.position() + n);
         total += n;
         if (n < len) {
@@ -524,7 +492,7 @@ public final class SocketConnection implements Connection {
           attempted += gather[i].remaining();
         }
         try {
-          written = channel.write(gather, 0, count);
+          written = socket.write(gather, 0, count);
         } finally {
           Arrays.fill(gather, 0, count, null);
         }
@@ -586,7 +554,7 @@ public final class SocketConnection implements Connection {
 
   private void shutdownOutputNow() {
     try {
-      channel.shutdownOutput();
+      socket.shutdownOutput();
     } catch (IOException e) {
       closeOnIoError(e);
       return;
@@ -614,9 +582,7 @@ public final class SocketConnection implements Connection {
             return;
           }
           try {
-            if (channel.supportedOptions().contains(StandardSocketOptions.SO_LINGER)) {
-              channel.setOption(StandardSocketOptions.SO_LINGER, 0);
-            }
+            socket.lingerZero();
           } catch (IOException | UnsupportedOperationException e) {
             LOG.log(System.Logger.Level.DEBUG, "SO_LINGER 0 failed; closing normally", e);
           }
@@ -642,10 +608,7 @@ public final class SocketConnection implements Connection {
     }
     closeReason = reason; // one volatile write: closed, and why, become visible together
     loop.timers().cancel(timer);
-    if (key != null) {
-      key.cancel();
-    }
-    closeQuietly(channel);
+    socket.close();
     queue.failAll(this::closedException);
     if (connectFuture != null) {
       CompletableFuture<Connection> f = connectFuture;
@@ -680,10 +643,7 @@ public final class SocketConnection implements Connection {
     connectFuture = null;
     closeReason = new CloseReason.Error(e);
     loop.timers().cancel(timer);
-    if (key != null) {
-      key.cancel();
-    }
-    closeQuietly(channel);
+    socket.close();
     if (f != null) {
       f.completeExceptionally(e);
     }
@@ -691,7 +651,7 @@ public final class SocketConnection implements Connection {
 
   private void onConnectable() {
     try {
-      if (channel.finishConnect()) {
+      if (socket.finishConnect()) {
         activate();
       }
     } catch (IOException e) {
@@ -702,24 +662,28 @@ public final class SocketConnection implements Connection {
   // ---- plumbing ----
 
   private void updateInterest() {
-    if (closeReason != null || key == null || !key.isValid()) {
+    if (closeReason != null || !registered) {
       return;
     }
     int ops;
     if (!active) {
-      ops = SelectionKey.OP_CONNECT;
+      ops = Poller.CONNECT;
     } else {
       ops = 0;
       if (wantsRead()) {
-        ops |= SelectionKey.OP_READ;
+        ops |= Poller.READ;
       }
       if (!queue.isEmpty()) {
-        ops |= SelectionKey.OP_WRITE;
+        ops |= Poller.WRITE;
       }
     }
     if (ops != interestOps) {
       interestOps = ops;
-      key.interestOps(ops);
+      try {
+        socket.interest(ops);
+      } catch (IOException e) {
+        closeOnIoError(e);
+      }
     }
   }
 
@@ -729,27 +693,18 @@ public final class SocketConnection implements Connection {
     }
   }
 
-  private static void closeQuietly(SocketChannel channel) {
-    try {
-      channel.close();
-    } catch (IOException ignored) {
-      // Closing is best effort; the close reason was recorded already.
-    }
-  }
-
-  private EventLoop.Selectable selectable() {
-    return new EventLoop.Selectable() {
+  private Pollable pollable() {
+    return new Pollable() {
       @Override
-      public void onSelected(SelectionKey k) {
-        int ready = k.readyOps();
-        if ((ready & SelectionKey.OP_CONNECT) != 0) {
+      public void onReady(int ready) {
+        if ((ready & Poller.CONNECT) != 0) {
           onConnectable();
           return;
         }
-        if ((ready & SelectionKey.OP_WRITE) != 0) {
+        if ((ready & Poller.WRITE) != 0) {
           onWritable();
         }
-        if ((ready & SelectionKey.OP_READ) != 0 && closeReason == null) {
+        if ((ready & Poller.READ) != 0 && closeReason == null) {
           onReadable();
         }
       }

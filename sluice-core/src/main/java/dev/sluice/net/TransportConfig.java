@@ -18,6 +18,8 @@ import java.time.Duration;
  * @param maxBytesPerSocketWrite caps every socket write at this many bytes (0: no cap); a test and
  *     fault-injection hook that forces the partial-write paths
  * @param timerTick resolution of idle and connect timeouts
+ * @param transport the poller and sockets the loops run on ({@link Transport#AUTO}: epoll on Linux
+ *     when its native calls link, else NIO)
  */
 public record TransportConfig(
     int eventLoops,
@@ -29,7 +31,8 @@ public record TransportConfig(
     int writeLowWatermark,
     int maxReadsPerEvent,
     int maxBytesPerSocketWrite,
-    Duration timerTick) {
+    Duration timerTick,
+    Transport transport) {
 
   /** The default slab size, 64 KiB. */
   public static final int DEFAULT_SLAB_SIZE = 64 * 1024;
@@ -53,9 +56,13 @@ public record TransportConfig(
     require(maxBytesPerSocketWrite >= 0, "maxBytesPerSocketWrite must not be negative");
     require(
         !timerTick.isNegative() && timerTick.toMillis() >= 1, "timerTick must be at least 1 ms");
+    require(transport != null, "transport must not be null");
   }
 
-  /** Defaults: one loop per processor, 64 KiB slabs, 32 KiB copy threshold. */
+  /**
+   * Defaults: one loop per processor, 64 KiB slabs, 32 KiB copy threshold, the transport the system
+   * property {@code sluice.transport} names (auto when unset).
+   */
   public static TransportConfig defaults() {
     return new TransportConfig(
         Runtime.getRuntime().availableProcessors(),
@@ -67,7 +74,8 @@ public record TransportConfig(
         128 * 1024,
         16,
         0,
-        Duration.ofMillis(10));
+        Duration.ofMillis(10),
+        Transport.fromSystemProperty());
   }
 
   /** With {@code n} event loops. */
@@ -82,7 +90,8 @@ public record TransportConfig(
         writeLowWatermark,
         maxReadsPerEvent,
         maxBytesPerSocketWrite,
-        timerTick);
+        timerTick,
+        transport);
   }
 
   /** With the given slab size and copy threshold. */
@@ -97,7 +106,8 @@ public record TransportConfig(
         writeLowWatermark,
         maxReadsPerEvent,
         maxBytesPerSocketWrite,
-        timerTick);
+        timerTick,
+        transport);
   }
 
   /** With the given write watermarks. */
@@ -112,7 +122,8 @@ public record TransportConfig(
         low,
         maxReadsPerEvent,
         maxBytesPerSocketWrite,
-        timerTick);
+        timerTick,
+        transport);
   }
 
   /** With the given staging buffer size. */
@@ -127,7 +138,8 @@ public record TransportConfig(
         writeLowWatermark,
         maxReadsPerEvent,
         maxBytesPerSocketWrite,
-        timerTick);
+        timerTick,
+        transport);
   }
 
   /** With every socket write capped at {@code bytes} (0: no cap). */
@@ -142,7 +154,24 @@ public record TransportConfig(
         writeLowWatermark,
         maxReadsPerEvent,
         bytes,
-        timerTick);
+        timerTick,
+        transport);
+  }
+
+  /** With the given transport. */
+  public TransportConfig withTransport(Transport choice) {
+    return new TransportConfig(
+        eventLoops,
+        slabSize,
+        copyThreshold,
+        slabPoolSize,
+        stagingSize,
+        writeHighWatermark,
+        writeLowWatermark,
+        maxReadsPerEvent,
+        maxBytesPerSocketWrite,
+        timerTick,
+        choice);
   }
 
   private static void require(boolean ok, String message) {

@@ -3,6 +3,7 @@ package dev.sluice.tls;
 import dev.sluice.internal.LoopInternals;
 import dev.sluice.internal.MemoryCounters;
 import dev.sluice.internal.ReadSlab;
+import dev.sluice.internal.WriteEntry;
 import dev.sluice.internal.WriteQueue;
 import dev.sluice.memory.BorrowedBytes;
 import dev.sluice.net.CloseReason;
@@ -340,24 +341,17 @@ public final class TlsConnection implements Connection {
   @Override
   public void write(ByteBuffer buffer, WriteListener listener) {
     if (loop.inLoop()) {
-      if (buffers.plaintext().isSlabBuffer(buffer)) {
-        throw new IllegalArgumentException(
-            "a borrowed read buffer cannot be written by reference: use writeTransient");
-      }
+      WriteEntry.refuseBorrowed(buffers.plaintext(), buffer);
       enqueueWrite(buffer, listener, false);
     } else {
-      loop.submit(
-          () -> enqueueWrite(buffer, listener, false),
-          () -> WriteListener.notify(listener, closedException()));
+      WriteEntry.submit(
+          loop, listener, () -> enqueueWrite(buffer, listener, false), this::closedException);
     }
   }
 
   @Override
   public void writeTransient(ByteBuffer source, WriteListener listener) {
-    if (!loop.inLoop()) {
-      throw new IllegalStateException(
-          "writeTransient must be called on the connection's event loop (" + loop + ")");
-    }
+    WriteEntry.requireLoopForTransient(loop);
     enqueueWrite(source, listener, true);
   }
 

@@ -63,6 +63,10 @@ public final class ChildJvm {
     List<String> command = new ArrayList<>();
     command.add(ProcessHandle.current().info().command().orElseThrow());
     command.addAll(jvmOptions);
+    String transport = System.getProperty("sluice.transport");
+    if (transport != null) {
+      command.add("-Dsluice.transport=" + transport); // the child runs where the matrix runs
+    }
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
     command.add(main.getName());

@@ -11,6 +11,7 @@ import dev.sluice.memory.Chunk;
 import dev.sluice.memory.LeakTracker;
 import dev.sluice.memory.SlabChunk;
 import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
 import org.junit.jupiter.api.Test;
 import org.junit.platform.launcher.Launcher;
 import org.junit.platform.launcher.LauncherDiscoveryRequest;
@@ -45,13 +46,43 @@ class LeakCheckExtensionTest {
       Throwable failure = result.getFailures().getFirst().getException();
       assertThat(failure)
           .isInstanceOf(AssertionError.class)
-          .hasMessageContaining("left 2 slab(s) or chunk(s) live")
+          .hasMessageContaining("left 2 slab(s), chunk(s) or descriptor(s) live")
           .hasMessageContaining("handed-off SlabChunk[40000 B of a 65536 B slab]");
       assertThat(failure.getCause()).hasMessage("created here");
       assertThat(LeakTracker.live()).as("reported leaks are forgotten").isEmpty();
     } finally {
       LeakyExample.leaked.release();
       LeakyExample.pool.close();
+    }
+  }
+
+  @Test
+  void aTestThatEndsWithASocketOpenFails() throws Exception {
+    SummaryGeneratingListener summary = new SummaryGeneratingListener();
+    LauncherFactory.create()
+        .execute(
+            LauncherDiscoveryRequestBuilder.request()
+                .selectors(selectClass(LeakyFdExample.class))
+                .build(),
+            summary);
+    try {
+      assertThat(summary.getSummary().getFailures()).hasSize(1);
+      assertThat(summary.getSummary().getFailures().getFirst().getException())
+          .isInstanceOf(AssertionError.class)
+          .hasMessageContaining("left 1 descriptor(s) open")
+          .hasMessageContaining("socket:[");
+    } finally {
+      LeakyFdExample.leaked.close();
+    }
+  }
+
+  /** Run only through the launcher above (surefire skips nested classes). */
+  static class LeakyFdExample {
+    static ServerSocketChannel leaked;
+
+    @Test
+    void keepsASocketOpen() throws Exception {
+      leaked = ServerSocketChannel.open();
     }
   }
 

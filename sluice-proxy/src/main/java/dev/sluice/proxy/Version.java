@@ -1,5 +1,6 @@
 package dev.sluice.proxy;
 
+import dev.sluice.net.Transport;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -20,9 +21,6 @@ public final class Version {
   /** The abbreviated commit, with {@code -dirty} when the working tree had changes. */
   public static final String COMMIT = commit();
 
-  /** The transport every event loop runs: the JDK's NIO selector is the only one so far. */
-  public static final String TRANSPORT = "nio";
-
   /** The TLS engine every TLS listener and upstream runs: the JDK's SSLEngine (SunJSSE). */
   public static final String TLS_ENGINE = "jdk";
 
@@ -39,8 +37,20 @@ public final class Version {
             + System.getProperty("java.vm.vendor", "unknown vendor")
             + ") at "
             + System.getProperty("java.home"),
-        "transport: " + TRANSPORT,
+        "transport: " + autoTransport(),
         "tls engine: " + TLS_ENGINE);
+  }
+
+  /**
+   * What {@code transport: auto} runs on in this JVM (a configuration may name another), and why
+   * when it is not epoll.
+   */
+  public static String autoTransport() {
+    Transport auto = Transport.AUTO.resolve();
+    return auto.id()
+        + " (auto"
+        + Transport.epollUnavailable().map(why -> "; epoll unavailable: " + why).orElse("")
+        + ")";
   }
 
   private static String commit() {

@@ -1,11 +1,13 @@
 package dev.sluice.bench.cli;
 
 import dev.sluice.bench.harness.Impl;
+import dev.sluice.bench.harness.JvmFlags;
 import dev.sluice.bench.harness.Option;
 import dev.sluice.bench.harness.Params;
 import dev.sluice.bench.harness.Workload;
 import dev.sluice.bench.integrity.Corruption;
 import dev.sluice.bench.workload.Workloads;
+import dev.sluice.net.Transport;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,8 +15,10 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * Parses {@code WORKLOAD [--OPTION VALUE]... [--impl all|ARM[,ARM]...] [--runs N] [--json]}. Every
- * mistake is an {@link IllegalArgumentException} whose message says what was expected.
+ * Parses {@code WORKLOAD [--OPTION VALUE]... [--impl all|ARM[,ARM]...] [--runs N] [--json]
+ * [--transport auto|epoll|nio]}; {@code --transport} picks the Sluice arms' event-loop transport
+ * (where the workload has no {@code --transport} of its own). Every mistake is an {@link
+ * IllegalArgumentException} whose message says what was expected.
  */
 public final class BenchCommandParser {
   static final int DEFAULT_RUNS = 5;
@@ -69,6 +73,13 @@ public final class BenchCommandParser {
         case "impl" -> impl = value;
         case "runs" -> runs = positive("runs", value);
         case "timeout-s" -> timeout = Duration.ofSeconds(positive("timeout-s", value));
+        case JvmFlags.TRANSPORT_OPTION -> {
+          if (values.containsKey(name)) {
+            values.put(name, value); // the workload's own --transport (tlsidle: tls or plain)
+          } else {
+            JvmFlags.useTransport(Transport.of(value));
+          }
+        }
         case Corruption.OPTION -> values.put(name, Long.toString(Params.parseBytes(name, value)));
         default -> {
           if (!values.containsKey(name)) {
@@ -81,7 +92,7 @@ public final class BenchCommandParser {
                     + workload.options().stream()
                         .map(o -> "--" + o.name())
                         .collect(Collectors.joining(", "))
-                    + " (and --impl, --runs, --json, --timeout-s, --corrupt-at)");
+                    + " (and --impl, --runs, --json, --timeout-s, --corrupt-at, --transport)");
           }
           values.put(name, value);
         }

@@ -1,5 +1,6 @@
 package dev.sluice.bench.harness;
 
+import dev.sluice.net.Transport;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -17,11 +18,32 @@ public final class JvmFlags {
   public static final List<String> COMMON =
       List.of("-XX:+UseSerialGC", "-Xmn8m", "--enable-native-access=ALL-UNNAMED");
 
+  /** The bench's option naming the Sluice arms' transport. */
+  public static final String TRANSPORT_OPTION = "transport";
+
+  private static volatile Transport transport;
+
   private JvmFlags() {}
 
-  /** {@link #COMMON} followed by {@code memoryFlags}. */
+  /**
+   * Runs the Sluice arms on {@code choice}: children get {@code -Dsluice.transport}, the proxy's
+   * configuration names it. Unset, each runs on its own default (auto).
+   */
+  public static void useTransport(Transport choice) {
+    transport = choice;
+  }
+
+  /** The transport {@code --transport} chose, or null for each arm's default. */
+  public static Transport transport() {
+    return transport;
+  }
+
+  /** {@link #COMMON} followed by {@code memoryFlags} (and the chosen transport). */
   public static List<String> of(List<String> memoryFlags) {
     List<String> flags = new ArrayList<>(COMMON);
+    if (transport != null) {
+      flags.add("-Dsluice.transport=" + transport.id());
+    }
     flags.addAll(memoryFlags);
     return List.copyOf(flags);
   }

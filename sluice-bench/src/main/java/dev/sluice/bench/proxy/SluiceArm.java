@@ -257,6 +257,10 @@ final class SluiceArm {
         .append(", maxBytesInFlight: ")
         .append(size(ProxySetup.MAX_BYTES_IN_FLIGHT))
         .append("}\n");
+    if (dev.sluice.bench.harness.JvmFlags.transport() != null) {
+      yaml.append("transport: ").append(dev.sluice.bench.harness.JvmFlags.transport().id());
+      yaml.append('\n');
+    }
     if (cluster != null) {
       yaml.append(adminYaml(cluster));
     }

@@ -39,7 +39,8 @@ public final class RuntimeDump {
     StringBuilder out = new StringBuilder(4096);
     List<EventLoop> loops = runtime.group().loops();
     MemoryStats total = runtime.group().memoryStats();
-    out.append("group: ").append(loops.size()).append(" loops, ");
+    out.append("group: ").append(loops.size()).append(" loops on ");
+    out.append(runtime.group().transport().id()).append(", ");
     memory(out, total);
     out.append(", in flight ")
         .append(Units.formatBytes(runtime.budget().used()))

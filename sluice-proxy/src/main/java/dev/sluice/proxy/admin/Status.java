@@ -19,7 +19,8 @@ public record Status(
     List<ListenerStatus> listeners,
     List<ClusterStatus> clusters,
     Memory memory,
-    List<LoopStatus> loops) {
+    List<LoopStatus> loops,
+    String transport) {
 
   /** Configuration reloads: applied, rejected, and the last rejection's reason. */
   public record Reloads(long ok, long failed, long lastMillis, String lastError) {}

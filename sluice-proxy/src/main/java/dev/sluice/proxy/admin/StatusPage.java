@@ -88,7 +88,7 @@ public final class StatusPage {
 
   private static void header(StringBuilder h, Status s) {
     h.append("<header><h1>Sluice</h1><span class=\"meta\">");
-    text(h, "version " + s.version() + " · config " + s.config());
+    text(h, "version " + s.version() + " · transport " + s.transport() + " · config " + s.config());
     text(h, " · up " + Units.formatNanos((s.nowMillis() - s.startedMillis()) * 1_000_000));
     Status.Reloads r = s.reloads();
     text(h, " · reloads " + r.ok() + " ok, " + r.failed() + " failed");

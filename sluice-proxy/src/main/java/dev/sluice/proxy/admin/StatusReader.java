@@ -122,7 +122,8 @@ public final class StatusReader {
         listeners,
         clusters,
         memory(),
-        loops);
+        loops,
+        runtime.group().transport().id());
   }
 
   /**

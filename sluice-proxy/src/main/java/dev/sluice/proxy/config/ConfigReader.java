@@ -1,6 +1,7 @@
 package dev.sluice.proxy.config;
 
 import dev.sluice.net.Timeouts;
+import dev.sluice.net.Transport;
 import dev.sluice.proxy.config.ClusterConfig.UpstreamConfig;
 import dev.sluice.proxy.config.ListenerTls.Certificate;
 import dev.sluice.proxy.config.ListenerTls.ClientAuthMode;
@@ -125,7 +126,8 @@ public final class ConfigReader {
 
   private ProxyConfig proxy(YamlNode root) {
     Map<String, YamlNode> f =
-        root.fields("listeners", "clusters", "timeouts", "buffers", "admin", "accessLog");
+        root.fields(
+            "listeners", "clusters", "timeouts", "buffers", "admin", "accessLog", "transport");
     Map<String, YamlNode> t =
         f.containsKey("timeouts") ? f.get("timeouts").fields(GLOBAL_TIMEOUTS) : Map.of();
     TimeoutSettings timeouts = timeouts(t, TimeoutSettings.DEFAULTS);
@@ -171,8 +173,12 @@ public final class ConfigReader {
     }
     AdminConfig admin = f.containsKey("admin") ? admin(f.get("admin"), binds) : null;
     AccessLogTarget accessLog = f.containsKey("accessLog") ? accessLog(f.get("accessLog")) : null;
+    Transport transport =
+        f.containsKey("transport")
+            ? choice(f.get("transport"), Transport.class, Transport.AUTO)
+            : Transport.AUTO;
     return new ProxyConfig(
-        listeners, clusters, buffers.maxBytesInFlight, drain, admin, accessLog, file);
+        listeners, clusters, buffers.maxBytesInFlight, drain, admin, accessLog, file, transport);
   }
 
   // ---- the operator surface ----

@@ -1,5 +1,6 @@
 package dev.sluice.proxy.config;
 
+import dev.sluice.net.Transport;
 import java.util.List;
 import java.util.Optional;
 
@@ -13,6 +14,7 @@ import java.util.Optional;
  * @param admin the admin listener (metrics, status page, readiness), or null for none
  * @param accessLog where a line per closed pair goes, or null for nowhere
  * @param source where it was read from (a file, or {@code <embedded>})
+ * @param transport the event loops' transport (auto, epoll or nio); fixed at start
  */
 public record ProxyConfig(
     List<ListenerConfig> listeners,
@@ -21,11 +23,32 @@ public record ProxyConfig(
     java.time.Duration drainTimeout,
     AdminConfig admin,
     AccessLogTarget accessLog,
-    String source) {
+    String source,
+    Transport transport) {
 
   public ProxyConfig {
     listeners = List.copyOf(listeners);
     clusters = List.copyOf(clusters);
+  }
+
+  /** A configuration on the automatic transport choice. */
+  public ProxyConfig(
+      List<ListenerConfig> listeners,
+      List<ClusterConfig> clusters,
+      long maxBytesInFlight,
+      java.time.Duration drainTimeout,
+      AdminConfig admin,
+      AccessLogTarget accessLog,
+      String source) {
+    this(
+        listeners,
+        clusters,
+        maxBytesInFlight,
+        drainTimeout,
+        admin,
+        accessLog,
+        source,
+        Transport.AUTO);
   }
 
   /** The cluster of that name. */

@@ -355,6 +355,17 @@ public final class ProxyMetrics implements PairObserver {
 
   private void loopMetrics() {
     GaugeWithCallback.builder()
+        .name("sluice_event_loop_info")
+        .help("1 for each event loop, labelled with the transport it runs on (epoll or nio)")
+        .labelNames("loop", "transport")
+        .callback(
+            cb -> {
+              for (EventLoop loop : loops()) {
+                cb.call(1, loop.toString(), loop.transport().id());
+              }
+            })
+        .register(registry);
+    GaugeWithCallback.builder()
         .name("sluice_event_loop_longest_turn_seconds")
         .help(
             "The longest a loop went without returning to select in the last "

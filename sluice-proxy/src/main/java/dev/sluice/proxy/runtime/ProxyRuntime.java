@@ -3,6 +3,7 @@ package dev.sluice.proxy.runtime;
 import dev.sluice.net.EventLoop;
 import dev.sluice.net.EventLoopGroup;
 import dev.sluice.net.SocketOptions;
+import dev.sluice.net.Transport;
 import dev.sluice.net.TransportConfig;
 import dev.sluice.proxy.cluster.Cluster;
 import dev.sluice.proxy.cluster.Resolver;
@@ -93,9 +94,20 @@ public final class ProxyRuntime implements AutoCloseable {
         new EventLoopGroup(
             TransportConfig.defaults()
                 .withEventLoops(eventLoops)
-                .withSlab(slabSize, Math.min(TransportConfig.DEFAULT_COPY_THRESHOLD, slabSize)));
+                .withSlab(slabSize, Math.min(TransportConfig.DEFAULT_COPY_THRESHOLD, slabSize))
+                .withTransport(transportFor(config)));
     this.budget = new InFlightBudget(config.maxBytesInFlight());
     this.clusters = clustersOf(config, Map.of(), resolver, tlsFiles);
+  }
+
+  /**
+   * The configuration's transport; {@code auto} defers to the JVM's default ({@code
+   * sluice.transport}, else epoll where it runs).
+   */
+  private static Transport transportFor(ProxyConfig config) {
+    return config.transport() == Transport.AUTO
+        ? TransportConfig.defaults().transport()
+        : config.transport();
   }
 
   /**
@@ -185,7 +197,7 @@ public final class ProxyRuntime implements AutoCloseable {
    * accepting, its pairs going on. A terminating listener whose TLS settings and files are as they
    * were keeps its TLS context, so that its clients resume their sessions. Nothing is changed when
    * anything fails: a new address that cannot be bound, TLS material that does not load, a read
-   * size above the slab this process started with.
+   * size above the slab this process started with, another transport.
    *
    * @throws ConfigException naming what could not be applied; the running configuration stays
    */
@@ -195,6 +207,18 @@ public final class ProxyRuntime implements AutoCloseable {
           List.of(new Problem(next.source(), 0, "", "the proxy is stopping")));
     }
     List<Problem> problems = new ArrayList<>();
+    if (transportFor(next).resolve() != group.transport()) {
+      problems.add(
+          new Problem(
+              next.source(),
+              0,
+              "transport",
+              "the event loops run on "
+                  + group.transport().id()
+                  + " and keep it until a restart (asked for "
+                  + next.transport().id()
+                  + ")"));
+    }
     for (ListenerConfig l : next.listeners()) {
       int largest = Math.max(l.reads().client(), l.reads().upstream());
       if (largest > slabSize) {

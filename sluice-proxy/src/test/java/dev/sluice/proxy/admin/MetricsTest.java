@@ -176,6 +176,18 @@ class MetricsTest {
                   m.keySet().stream()
                       .filter(k -> k.startsWith("sluice_event_loop_longest_turn_seconds{")))
               .hasSize(loops);
+          String transport = service.runtime().group().transport().id();
+          for (dev.sluice.net.EventLoop loop : service.runtime().group().loops()) {
+            assertThat(
+                    m.get(
+                        series(
+                            "sluice_event_loop_info",
+                            "loop",
+                            loop.toString(),
+                            "transport",
+                            transport)))
+                .isEqualTo(1.0);
+          }
           assertThat(m.get(series("jvm_memory_used_bytes", "area", "heap"))).isPositive();
           assertThat(m.get(series("sluice_build_info", "version", dev.sluice.proxy.Version.NUMBER)))
               .isEqualTo(1.0);

@@ -71,7 +71,7 @@ class CommandLineTest {
             "sluice \\d+\\.\\d+\\.\\d+\\S* \\(commit ([0-9a-f]{10}(-dirty)?|unknown)\\)")
         .doesNotContain("${")
         .contains("jdk: " + Runtime.version())
-        .contains("transport: nio")
+        .contains("transport: " + dev.sluice.net.Transport.AUTO.resolve().id() + " (auto")
         .contains("tls engine: jdk");
   }
 

@@ -628,7 +628,7 @@ class ConfigReaderTest {
                 bad.toString(),
                 9,
                 "extra",
-                "unknown field (known here: accessLog, admin, buffers, clusters, listeners, timeouts)"));
+                "unknown field (known here: accessLog, admin, buffers, clusters, listeners, timeouts, transport)"));
 
     Path missing = conf.resolve("missing.yaml");
     ConfigException none =
@@ -688,7 +688,7 @@ class ConfigReaderTest {
                 FILE,
                 lineOf(yaml, "listners"),
                 "listners",
-                "unknown field (known here: accessLog, admin, buffers, clusters, listeners, timeouts)"));
+                "unknown field (known here: accessLog, admin, buffers, clusters, listeners, timeouts, transport)"));
   }
 
   @Test
@@ -1042,6 +1042,22 @@ class ConfigReaderTest {
     }
     assertThat(e.problems().getFirst().toString())
         .matches("sluice\\.yaml:\\d+: [A-Za-z\\[\\]0-9.]+: .+");
+  }
+
+  @Test
+  void theTransportIsAutoUnlessNamedAndOnlyAutoEpollOrNio() throws Exception {
+    assertThat(read(MINIMAL).transport()).isEqualTo(dev.sluice.net.Transport.AUTO);
+    assertThat(read(MINIMAL + "transport: epoll\n").transport())
+        .isEqualTo(dev.sluice.net.Transport.EPOLL);
+    assertThat(read(MINIMAL + "transport: NIO\n").transport())
+        .isEqualTo(dev.sluice.net.Transport.NIO);
+    assertThat(problems(MINIMAL + "transport: kqueue\n"))
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.path()).isEqualTo("transport");
+              assertThat(p.message()).contains("'kqueue' is not one of auto, epoll, nio");
+            });
   }
 
   @Test

@@ -122,5 +122,6 @@ class ReferenceConfigTest {
         .isEqualTo(new dev.sluice.proxy.proxyprotocol.FingerprintTlvs(0xE0, 0xE1));
     assertThat(config.maxBytesInFlight()).isEqualTo(256L << 20);
     assertThat(config.drainTimeout()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(config.transport()).isEqualTo(dev.sluice.net.Transport.AUTO);
   }
 }

@@ -74,6 +74,10 @@ public final class ChildProxy implements AutoCloseable {
     command.add(java);
     command.add("-XX:+UseSerialGC");
     command.add("--enable-native-access=ALL-UNNAMED");
+    String transport = System.getProperty("sluice.transport");
+    if (transport != null) {
+      command.add("-Dsluice.transport=" + transport); // the proxy runs where the matrix runs
+    }
     command.addAll(jvmOptions);
     command.add("-cp");
     command.add(shippedClassPath());

@@ -1,0 +1,265 @@
+package dev.sluice.net;
+
+import dev.sluice.internal.LeakRegistry;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+
+/**
+ * A stream socket on an {@link EpollPoller}: a raw descriptor, non-blocking from birth ({@code
+ * SOCK_NONBLOCK}), written with {@code send}/{@code sendmsg} and {@code MSG_NOSIGNAL} so that a
+ * peer gone away is an EPIPE, never a SIGPIPE. Every call uses the loop's scratch memory.
+ */
+final class EpollStreamSocket implements StreamSocket {
+  private final int fd;
+  private final int family;
+  private final Object leakToken;
+  private EpollPoller.Scratch scratch;
+  private EpollPoller poller;
+  private SocketAddress local;
+  private SocketAddress remote;
+  private boolean closed;
+
+  private EpollStreamSocket(int fd, int family, EpollPoller.Scratch scratch, SocketAddress remote) {
+    this.fd = fd;
+    this.family = family;
+    this.scratch = scratch;
+    this.remote = remote;
+    this.leakToken = LeakRegistry.track("socket fd " + fd);
+  }
+
+  /** A new socket of {@code family}, for connecting. */
+  static EpollStreamSocket open(EpollPoller.Scratch scratch, int family) throws IOException {
+    int fd =
+        Libc.socket(
+            scratch.errno, family, Libc.SOCK_STREAM | Libc.SOCK_NONBLOCK | Libc.SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+      throw Libc.error("socket", scratch.errno());
+    }
+    return new EpollStreamSocket(fd, family, scratch, null);
+  }
+
+  /** A socket {@code accept4} returned, from {@code remote}. */
+  static EpollStreamSocket accepted(
+      int fd, int family, EpollPoller.Scratch scratch, SocketAddress remote) {
+    return new EpollStreamSocket(fd, family, scratch, remote);
+  }
+
+  int fd() {
+    return fd;
+  }
+
+  @Override
+  public void register(Poller poller, Pollable owner, int ops) throws IOException {
+    this.poller = (EpollPoller) poller;
+    this.scratch = this.poller.scratch; // an accepted socket moves from the accepting loop
+    this.poller.add(fd, owner, ops);
+    if (remote != null && local == null) {
+      local = socketName();
+    }
+  }
+
+  @Override
+  public void interest(int ops) throws IOException {
+    if (!closed) {
+      poller.modify(fd, ops);
+    }
+  }
+
+  @Override
+  public void configure(SocketOptions options) throws IOException {
+    if (family != Libc.AF_UNIX) {
+      scratch.setInt(fd, Libc.IPPROTO_TCP, Libc.TCP_NODELAY, options.tcpNoDelay() ? 1 : 0);
+      scratch.setInt(fd, Libc.SOL_SOCKET, Libc.SO_KEEPALIVE, options.keepAlive() ? 1 : 0);
+      scratch.setInt(fd, Libc.SOL_SOCKET, Libc.SO_REUSEADDR, options.reuseAddress() ? 1 : 0);
+    }
+    if (options.sendBufferSize() > 0) {
+      scratch.setInt(fd, Libc.SOL_SOCKET, Libc.SO_SNDBUF, options.sendBufferSize());
+    }
+    if (options.receiveBufferSize() > 0) {
+      scratch.setInt(fd, Libc.SOL_SOCKET, Libc.SO_RCVBUF, options.receiveBufferSize());
+    }
+  }
+
+  @Override
+  public boolean connect(SocketAddress address) throws IOException {
+    int length = SockAddr.encode(address, scratch.sockaddr);
+    remote = address;
+    int rc = Libc.connect(scratch.errno, fd, scratch.sockaddrAddress, length);
+    if (rc == 0) {
+      local = socketName();
+      return true;
+    }
+    int errno = scratch.errno();
+    if (errno == Libc.EINPROGRESS || errno == Libc.EINTR) {
+      local = socketName(); // bound by connect already; EINTR: the connect goes on regardless
+      return false;
+    }
+    throw Libc.error("connect", errno);
+  }
+
+  @Override
+  public boolean finishConnect() throws IOException {
+    int error = scratch.getInt(fd, Libc.SOL_SOCKET, Libc.SO_ERROR);
+    if (error != 0) {
+      throw Libc.error("connect", error);
+    }
+    // No error yet may still mean "in progress" (a stale readiness for a reused descriptor): only
+    // a peer name proves the connection.
+    if (Libc.getpeername(scratch.errno, fd, scratch.sockaddrAddress, scratch.resetLength()) < 0) {
+      int errno = scratch.errno();
+      if (errno == Libc.ENOTCONN) {
+        return false;
+      }
+      throw Libc.error("getpeername", errno);
+    }
+    local = socketName();
+    return true;
+  }
+
+  private SocketAddress socketName() throws IOException {
+    if (Libc.getsockname(scratch.errno, fd, scratch.sockaddrAddress, scratch.resetLength()) < 0) {
+      throw Libc.error("getsockname", scratch.errno());
+    }
+    return SockAddr.decode(scratch.sockaddr, scratch.lengthValue());
+  }
+
+  @Override
+  public int read(ByteBuffer dst) throws IOException {
+    int position = dst.position();
+    int room = dst.limit() - position;
+    if (room == 0) {
+      return 0;
+    }
+    long address = scratch.readAddress(dst) + position;
+    while (true) {
+      long n = Libc.read(scratch.errno, fd, address, room);
+      if (n > 0) {
+        dst.position(position + (int) n);
+        return (int) n;
+      }
+      if (n == 0) {
+        return -1;
+      }
+      int errno = scratch.errno();
+      if (errno == Libc.EAGAIN) {
+        return 0;
+      }
+      if (errno != Libc.EINTR) {
+        throw Libc.error("read", errno);
+      }
+    }
+  }
+
+  @Override
+  public int write(ByteBuffer src) throws IOException {
+    int position = src.position();
+    int length = src.limit() - position;
+    if (length == 0) {
+      return 0;
+    }
+    long address = scratch.writeAddress(src) + position;
+    while (true) {
+      long n = Libc.send(scratch.errno, fd, address, length, Libc.MSG_NOSIGNAL);
+      if (n >= 0) {
+        src.position(position + (int) n);
+        return (int) n;
+      }
+      int errno = scratch.errno();
+      if (errno == Libc.EAGAIN) {
+        return 0;
+      }
+      if (errno != Libc.EINTR) {
+        throw Libc.error("send", errno);
+      }
+    }
+  }
+
+  @Override
+  public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
+    int count = Math.min(length, EpollPoller.Scratch.IOV_MAX);
+    MemorySegment iovecs = scratch.iovecs;
+    long total = 0;
+    for (int i = 0; i < count; i++) {
+      ByteBuffer b = srcs[offset + i];
+      int remaining = b.remaining();
+      iovecs.set(ValueLayout.JAVA_LONG, 16L * i, scratch.writeAddress(b) + b.position());
+      iovecs.set(ValueLayout.JAVA_LONG, 16L * i + 8, remaining);
+      total += remaining;
+    }
+    if (total == 0) {
+      return 0;
+    }
+    scratch.msghdr.set(ValueLayout.JAVA_LONG, 24, count); // msg_iovlen
+    long n;
+    while (true) {
+      n = Libc.sendmsg(scratch.errno, fd, scratch.msghdrAddress, Libc.MSG_NOSIGNAL);
+      if (n >= 0) {
+        break;
+      }
+      int errno = scratch.errno();
+      if (errno == Libc.EAGAIN) {
+        return 0;
+      }
+      if (errno != Libc.EINTR) {
+        throw Libc.error("sendmsg", errno);
+      }
+    }
+    long left = n;
+    for (int i = 0; i < count && left > 0; i++) {
+      ByteBuffer b = srcs[offset + i];
+      int step = (int) Math.min(left, b.remaining());
+      b.position(b.position() + step);
+      left -= step;
+    }
+    return n;
+  }
+
+  @Override
+  public void shutdownOutput() throws IOException {
+    // ENOTCONN: the peer reset or closed already; as the JDK does, nothing is left to shut down.
+    if (Libc.shutdown(scratch.errno, fd, Libc.SHUT_WR) < 0 && scratch.errno() != Libc.ENOTCONN) {
+      throw Libc.error("shutdown", scratch.errno());
+    }
+  }
+
+  @Override
+  public void lingerZero() throws IOException {
+    scratch.value.set(ValueLayout.JAVA_INT, 0, 1); // l_onoff
+    scratch.value.set(ValueLayout.JAVA_INT, 4, 0); // l_linger: close resets
+    if (Libc.setsockopt(scratch.errno, fd, Libc.SOL_SOCKET, Libc.SO_LINGER, scratch.valueAddress, 8)
+        < 0) {
+      throw Libc.error("setsockopt", scratch.errno());
+    }
+  }
+
+  @Override
+  public SocketAddress localAddress() {
+    return local;
+  }
+
+  @Override
+  public SocketAddress remoteAddress() {
+    return remote;
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    if (poller != null) {
+      poller.remove(fd);
+    }
+    Libc.close(fd);
+    LeakRegistry.untrack(leakToken);
+  }
+
+  @Override
+  public String toString() {
+    return "fd " + fd;
+  }
+}
