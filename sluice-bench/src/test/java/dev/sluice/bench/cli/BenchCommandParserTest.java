@@ -86,7 +86,11 @@ class BenchCommandParserTest {
     assertThat(full.workload().fields(full.params()))
         .extracting(Field::name)
         .containsExactly(
-            "fullPerSec", "fullCpuUsPerHandshake", "fullClientCpuUsPerHandshake", "fullHandshakes");
+            "fullPerSec",
+            "fullCpuUsPerHandshake",
+            "fullClientCpuUsPerHandshake",
+            "fullHandshakes",
+            "fullWarmupHandshakes");
     assertThatThrownBy(() -> BenchCommandParser.parse(List.of("handshake", "--tls", "1.3")))
         .hasMessageContaining("unknown option --tls for handshake");
     assertThatThrownBy(() -> BenchCommandParser.parse(List.of("handshake", "--mode", "half")))

@@ -4,6 +4,7 @@ import dev.sluice.bench.harness.ChildControl;
 import dev.sluice.bench.harness.ChildProgram;
 import dev.sluice.bench.harness.Field;
 import dev.sluice.bench.harness.Impl;
+import dev.sluice.bench.harness.Message;
 import dev.sluice.bench.harness.Option;
 import dev.sluice.bench.harness.Params;
 import dev.sluice.bench.harness.RunContext;
@@ -63,7 +64,7 @@ public final class HandshakeWorkload extends ProxyWorkload {
         new Option(MODE, "both", "full, resumed, or both (full first, in one proxy process)"),
         new Option(CERT, "ecdsa", "the certificate's key: ecdsa (P-256) or rsa (2048 bits)"),
         new Option(SECONDS, "5", "how long each kind is measured"),
-        new Option(WARMUP_SECONDS, "2", "handshakes of each kind before measuring"),
+        new Option(WARMUP_SECONDS, "5", "handshakes of each kind for this long before measuring"),
         new Option(PARALLEL, "16", "connections at once (each slot one after another)"),
         new Option(CLIENT_THREADS, "2", "the load client's event-loop threads"),
         new Option(MESSAGE, "16", "bytes each connection echoes through the proxy (max 1024)"));
@@ -103,6 +104,11 @@ public final class HandshakeWorkload extends ProxyWorkload {
               Unit.MICROS,
               "the load client's CPU time per " + k + " handshake (it shares the cores)"));
       fields.add(new Field(k + "Handshakes", Unit.COUNT, k + " handshakes measured"));
+      fields.add(
+          new Field(
+              k + "WarmupHandshakes",
+              Unit.COUNT,
+              k + " handshakes of the warm-up (a JVM arm's JIT compiles its TLS code meanwhile)"));
     }
     return List.copyOf(fields);
   }
@@ -170,7 +176,7 @@ public final class HandshakeWorkload extends ProxyWorkload {
     Params params = context.params();
     List<HandshakeKind> kinds = HandshakeKind.select(params.string(MODE));
     try (ProxyRun run = ProxyRun.start(context, impl, peakConnections(params))) {
-      run.awaitClient("READY");
+      Message ready = run.awaitClient("READY");
       Map<String, Double> values = new LinkedHashMap<>();
       List<String> failures = new ArrayList<>();
       Map<String, String> notes = new LinkedHashMap<>(ProxyArms.notes(impl));
@@ -187,6 +193,7 @@ public final class HandshakeWorkload extends ProxyWorkload {
         values.put(k + "CpuUsPerHandshake", cpu.toNanos() / 1e3 / n);
         values.put(k + "ClientCpuUsPerHandshake", clientCpu.toNanos() / 1e3 / n);
         values.put(k + "Handshakes", (double) n);
+        values.put(k + "WarmupHandshakes", (double) ready.longValue(k));
         notes.put(k + "Suites", tally.suites());
         notes.put(k + "Groups", tally.groups());
         notes.put(k + "Resumed", tally.resumed() + " of " + n);
@@ -220,6 +227,7 @@ public final class HandshakeWorkload extends ProxyWorkload {
               params.intCount(CLIENT_THREADS),
               params.intCount(MESSAGE))) {
         long warmup = Duration.ofSeconds(params.count(WARMUP_SECONDS)).toNanos();
+        Map<String, Object> warmed = new LinkedHashMap<>();
         for (HandshakeKind kind : kinds) {
           // Resumed slots also need a session each before they are measured: at least one
           // connection per slot, whatever the warm-up.
@@ -229,8 +237,9 @@ public final class HandshakeWorkload extends ProxyWorkload {
           if (warm.failed() > 0) {
             throw new IllegalStateException("warm-up: " + warm.failure());
           }
+          warmed.put(kind.id(), warm.handshakes());
         }
-        control.send("READY");
+        control.send("READY", warmed);
         for (HandshakeKind kind : kinds) {
           String phase = control.await("GO").field("phase");
           if (!phase.equals(kind.id())) {
