@@ -1,6 +1,8 @@
 package dev.sluice.bench.proxy;
 
 import dev.sluice.bench.harness.Impl;
+import dev.sluice.bench.tls.BenchTls;
+import io.netty.handler.ssl.OpenSsl;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -210,11 +212,15 @@ public final class ProxyArms {
     };
   }
 
-  /** What arm {@code impl} says about itself in the report (HAProxy: its version). */
+  /**
+   * What arm {@code impl} says about itself in the report (HAProxy: its version; Netty on OpenSSL:
+   * the library, which the proxy loads from the same netty-tcnative jar as this process).
+   */
   public static Map<String, String> notes(Impl impl) throws IOException, InterruptedException {
-    if (impl == Impl.HAPROXY) {
-      return Map.of("version", HaproxyArm.version(HaproxyArm.executable()));
-    }
-    return Map.of();
+    return switch (impl) {
+      case HAPROXY -> Map.of("version", HaproxyArm.version(HaproxyArm.executable()));
+      case NETTY_OPENSSL -> Map.of(BenchTls.LIBRARY, OpenSsl.versionString());
+      default -> Map.of();
+    };
   }
 }

@@ -64,6 +64,9 @@ class ProxyWorkloadSmokeTest {
           if (id.equals("haproxy")) {
             assertThat((String) fields.get("version")).startsWith("HAProxy version ");
           }
+          if (id.equals("netty-openssl")) {
+            assertThat((String) fields.get("tlsLibrary")).startsWith("BoringSSL");
+          }
         });
     if (tls) {
       assertThat(conditions).containsEntry("tlsProtocol", "TLSv1.3");
