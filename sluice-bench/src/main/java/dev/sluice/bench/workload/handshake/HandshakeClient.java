@@ -92,7 +92,7 @@ public final class HandshakeClient implements AutoCloseable {
   /**
    * A client of {@code proxy} with {@code slots} slots on {@code threads} event-loop threads,
    * trusting {@code certificate}, offering only {@code version} (with TLS 1.2, only the ECDHE
-   * AES-128-GCM suite of {@code key}; BoringSSL's TLS 1.3 suites cannot be chosen) and X25519.
+   * AES-128-GCM suite of {@code key}; BoringSSL's TLS 1.3 suites cannot be chosen), X25519 first.
    *
    * @throws IllegalStateException when netty-tcnative's OpenSSL did not load
    */
@@ -128,7 +128,9 @@ public final class HandshakeClient implements AutoCloseable {
             .sslProvider(SslProvider.OPENSSL)
             .trustManager(certificate)
             .protocols(version.protocol())
-            .option(OpenSslContextOption.GROUPS, new String[] {"X25519"});
+            // X25519 first, so it is the key exchange; P-256 too, because a TLS 1.2 server may
+            // sign with a P-256 certificate only for a client that lists that curve.
+            .option(OpenSslContextOption.GROUPS, new String[] {"X25519", "P-256"});
     if (version == TlsVersion.TLS_1_2) {
       builder.ciphers(List.of(key.tls12CipherSuite()));
     }

@@ -161,7 +161,7 @@ public final class HandshakeWorkload extends ProxyWorkload {
         "measured",
         "the proxy process; the load client is Netty on OpenSSL ("
             + HandshakeClient.library()
-            + ", X25519 only), the echo upstream plain JDK, each a process of its own");
+            + ", groups X25519 then P-256), the echo upstream plain JDK, each a process of its own");
     conditions.put(
         "cores",
         Runtime.getRuntime().availableProcessors()
