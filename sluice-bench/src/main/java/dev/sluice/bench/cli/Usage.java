@@ -38,9 +38,10 @@ public final class Usage {
 
         Options of every workload:
           --impl all|ARM[,ARM]...   arms to run: all of the workload's (the default), one, or a
-                                    comma list (sluice, netty; the TLS workloads also have
-                                    netty-openssl, the proxy workloads haproxy); they
-                                    alternate A B C A B C ... in that order
+                                    comma list (sluice, netty; the TLS workloads and the
+                                    proxy workloads with TLS also have netty-openssl, the
+                                    proxy workloads haproxy); they alternate A B C A B C ...
+                                    in that order
           --runs N                  runs per arm (default 5); figures are medians [min .. max]
           --json                    end the output with one line of JSON
           --timeout-s N             give up when a child is silent this long (default 600)

@@ -16,14 +16,14 @@ import java.util.concurrent.TimeUnit;
  * How the harness runs HAProxy: Debian's package (installed with {@code apt-get} when it is
  * missing), started in the foreground ({@code -db}: no daemon, no master process, so the process
  * started is the one holding the connections) with a generated configuration: {@code mode tcp},
- * {@code maxconn} sized to the run (global and frontend), {@code nbthread 2}, splicing off ({@code
- * nosplice}, and no {@code option splice-*}), the Sluice arm's timeouts (connect 5 s, client and
- * server 1 h), TLS terminated with {@code bind ... ssl crt PEM}, and an admin socket in the run's
- * directory from which {@code show info} reads HAProxy's own pool accounting.
+ * {@code maxconn} sized to the run (global and frontend), {@code nbthread} = the cores, splicing
+ * off ({@code nosplice}, and no {@code option splice-*}), the Sluice arm's timeouts (connect 5 s,
+ * client and server 1 h), TLS terminated with {@code bind ... ssl crt PEM}, and an admin socket in
+ * the run's directory from which {@code show info} reads HAProxy's own pool accounting.
  */
 final class HaproxyArm {
-  /** Threads HAProxy runs (this machine's cores). */
-  static final int THREADS = 2;
+  /** Threads HAProxy runs: this machine's cores, as HAProxy's own default does. */
+  static final int THREADS = Runtime.getRuntime().availableProcessors();
 
   private static final String ADMIN_SOCKET = "admin.sock";
   private static final List<String> SEARCH =

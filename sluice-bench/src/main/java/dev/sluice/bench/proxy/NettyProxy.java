@@ -16,6 +16,7 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
@@ -37,10 +38,12 @@ import java.util.Map;
  * closed. NIO transport, Netty's default allocator and event-loop sizes (one acceptor thread;
  * workers: twice the cores), {@code TCP_NODELAY} on both legs like every Netty arm here. With
  * {@code --cert} and {@code --key}, TLS is terminated by an {@code SslHandler} from {@link
- * SslProvider#JDK}.
+ * SslProvider#JDK}, or with {@code --provider openssl} from {@link SslProvider#OPENSSL}
+ * (netty-tcnative's BoringSSL; the proxy refuses to start when it does not load), Netty's defaults
+ * otherwise (its session cache and tickets).
  *
- * <p>Usage: {@code NettyProxy --listen HOST:PORT --upstream HOST:PORT [--cert PEM --key PEM]}. It
- * runs until killed (SIGTERM).
+ * <p>Usage: {@code NettyProxy --listen HOST:PORT --upstream HOST:PORT [--cert PEM --key PEM
+ * [--provider jdk|openssl]]}. It runs until killed (SIGTERM).
  */
 public final class NettyProxy {
   private NettyProxy() {}
@@ -55,11 +58,12 @@ public final class NettyProxy {
     }
     InetSocketAddress listen = address(required(options, "listen"));
     InetSocketAddress upstream = address(required(options, "upstream"));
+    SslProvider provider = provider(options.getOrDefault("provider", "jdk"));
     SslContext tls =
         options.containsKey("cert")
             ? SslContextBuilder.forServer(
                     new File(required(options, "cert")), new File(required(options, "key")))
-                .sslProvider(SslProvider.JDK)
+                .sslProvider(provider)
                 .build()
             : null;
 
@@ -86,7 +90,12 @@ public final class NettyProxy {
               .bind(listen)
               .sync()
               .channel();
-      System.err.println("netty proxy listening on " + listen + ", upstream " + upstream);
+      System.err.println(
+          "netty proxy listening on "
+              + listen
+              + ", upstream "
+              + upstream
+              + (tls == null ? "" : ", TLS on " + library(provider)));
       server.closeFuture().sync();
     } finally {
       acceptor.shutdownGracefully();
@@ -203,6 +212,24 @@ public final class NettyProxy {
     if (channel.isActive()) {
       channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
     }
+  }
+
+  private static SslProvider provider(String name) {
+    return switch (name) {
+      case "jdk" -> SslProvider.JDK;
+      case "openssl" -> {
+        if (!OpenSsl.isAvailable()) {
+          throw new IllegalStateException(
+              "--provider openssl: netty-tcnative did not load", OpenSsl.unavailabilityCause());
+        }
+        yield SslProvider.OPENSSL;
+      }
+      default -> throw new IllegalArgumentException("--provider is jdk or openssl, got " + name);
+    };
+  }
+
+  private static String library(SslProvider provider) {
+    return provider == SslProvider.OPENSSL ? OpenSsl.versionString() : "the JDK's SSLEngine";
   }
 
   private static String required(Map<String, String> options, String name) {

@@ -2,6 +2,7 @@ package dev.sluice.bench.proxy;
 
 import dev.sluice.bench.tls.BenchCertificate;
 import dev.sluice.bench.tls.BenchTls;
+import dev.sluice.bench.tls.KeyType;
 import dev.sluice.bench.tls.TlsVersion;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -9,7 +10,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.util.Base64;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The benchmark certificate ({@link BenchCertificate}) as the PEM files every proxy arm loads: the
@@ -21,14 +24,23 @@ import java.util.List;
  * @param combined certificate then key
  */
 public record PemFiles(Path certificate, Path key, Path combined) {
-  private static PemFiles shared;
+  private static final Map<KeyType, PemFiles> SHARED = new EnumMap<>(KeyType.class);
 
-  /** The PEM files of this process's benchmark certificate. */
-  public static synchronized PemFiles shared() throws IOException, GeneralSecurityException {
+  /** The PEM files of this process's (EC P-256) benchmark certificate. */
+  public static PemFiles shared() throws IOException, GeneralSecurityException {
+    return shared(KeyType.ECDSA_P256);
+  }
+
+  /** The PEM files of this process's benchmark certificate with a {@code type} key. */
+  public static synchronized PemFiles shared(KeyType type)
+      throws IOException, GeneralSecurityException {
+    PemFiles shared = SHARED.get(type);
     if (shared == null) {
       BenchTls tls =
           BenchTls.from(
-              BenchCertificate.shared().params().with(TlsVersion.OPTION, TlsVersion.TLS_1_3.id()));
+              BenchCertificate.shared(type)
+                  .params()
+                  .with(TlsVersion.OPTION, TlsVersion.TLS_1_3.id()));
       Path dir = Files.createTempDirectory("sluice-bench-pem");
       String cert = pem("CERTIFICATE", tls.certificate().getEncoded());
       String key = pem("PRIVATE KEY", tls.key().getEncoded());
@@ -52,6 +64,7 @@ public record PemFiles(Path certificate, Path key, Path combined) {
                   },
                   "delete-bench-pem"));
       shared = files;
+      SHARED.put(type, files);
     }
     return shared;
   }

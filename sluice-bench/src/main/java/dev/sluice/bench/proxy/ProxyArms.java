@@ -1,6 +1,8 @@
 package dev.sluice.bench.proxy;
 
 import dev.sluice.bench.harness.Impl;
+import dev.sluice.bench.tls.BenchTls;
+import io.netty.handler.ssl.OpenSsl;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -14,19 +16,31 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The three proxy arms and how each is started from the same {@link ProxySetup}: {@code sluice}
- * (the Sluice proxy, {@link SluiceArm}), {@code netty} ({@link NettyProxy}, a JVM with the same
- * flags as Sluice's) and {@code haproxy} ({@link HaproxyArm}). Each is a process of its own,
- * configured in a fresh temporary directory.
+ * The proxy arms and how each is started from the same {@link ProxySetup}: {@code sluice} (the
+ * Sluice proxy, {@link SluiceArm}), {@code netty} ({@link NettyProxy}, a JVM with the same flags as
+ * Sluice's; TLS on the JDK's engine), {@code netty-openssl} (the same proxy with TLS on
+ * netty-tcnative's BoringSSL: an arm only where TLS is terminated) and {@code haproxy} ({@link
+ * HaproxyArm}). Each is a process of its own, configured in a fresh temporary directory.
  */
 public final class ProxyArms {
   private ProxyArms() {}
 
-  /** The arms that can run here: Sluice's only once its proxy is built. */
+  /** The arms that can run here without TLS: Sluice's only once its proxy is built. */
   public static Set<Impl> available() {
+    return available(false);
+  }
+
+  /**
+   * The arms that can run here, with {@code tls} terminated or not: Sluice's only once its proxy is
+   * built; Netty's on OpenSSL only with TLS (without, it is the Netty arm again).
+   */
+  public static Set<Impl> available(boolean tls) {
     Set<Impl> arms = EnumSet.of(Impl.NETTY, Impl.HAPROXY);
     if (SluiceArm.unavailableReason() == null) {
       arms.add(Impl.SLUICE);
+    }
+    if (tls) {
+      arms.add(Impl.NETTY_OPENSSL);
     }
     return arms;
   }
@@ -59,6 +73,9 @@ public final class ProxyArms {
    */
   public static ProxyProcess start(Impl impl, ProxySetup setup, ClusterSetup cluster)
       throws IOException, InterruptedException {
+    if (impl == Impl.NETTY_OPENSSL && setup.tls() == null) {
+      throw new IllegalArgumentException("the netty-openssl arm is an arm only with TLS");
+    }
     Path dir = Files.createTempDirectory("sluice-bench-" + impl.id());
     List<String> command;
     boolean jvm = true;
@@ -68,11 +85,11 @@ public final class ProxyArms {
         Files.writeString(config, SluiceArm.yaml(setup, cluster), StandardCharsets.UTF_8);
         command = SluiceArm.command(config);
       }
-      case NETTY -> {
+      case NETTY, NETTY_OPENSSL -> {
         if (cluster != null) {
           throw new IllegalArgumentException("the Netty proxy has one upstream and no checks");
         }
-        command = nettyCommand(setup);
+        command = nettyCommand(setup, impl == Impl.NETTY_OPENSSL ? "openssl" : "jdk");
       }
       case HAPROXY -> {
         Path config = dir.resolve("haproxy.cfg");
@@ -109,7 +126,7 @@ public final class ProxyArms {
         dir);
   }
 
-  private static List<String> nettyCommand(ProxySetup setup) {
+  private static List<String> nettyCommand(ProxySetup setup, String provider) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(jvmFlags());
@@ -128,7 +145,9 @@ public final class ProxyArms {
               "--cert",
               setup.tls().certificate().toString(),
               "--key",
-              setup.tls().key().toString()));
+              setup.tls().key().toString(),
+              "--provider",
+              provider));
     }
     return command;
   }
@@ -160,6 +179,13 @@ public final class ProxyArms {
         "NettyProxy: auto-read off, next read on write success (Netty's proxy example), backend on"
             + " the same event loop, NIO, default allocator and thread counts, TCP_NODELAY"
             + (tls ? ", SslHandler on SslProvider.JDK" : ""));
+    if (tls) {
+      conditions.put(
+          "netty-openssl",
+          "the netty arm's proxy with SslHandler on SslProvider.OPENSSL: netty-tcnative's"
+              + " BoringSSL (netty-tcnative-boringssl-static, linux-x86_64), its default session"
+              + " cache and tickets");
+    }
     conditions.put(
         "haproxy",
         "mode tcp, maxconn = the run's connections + "
@@ -186,11 +212,15 @@ public final class ProxyArms {
     };
   }
 
-  /** What arm {@code impl} says about itself in the report (HAProxy: its version). */
+  /**
+   * What arm {@code impl} says about itself in the report (HAProxy: its version; Netty on OpenSSL:
+   * the library, which the proxy loads from the same netty-tcnative jar as this process).
+   */
   public static Map<String, String> notes(Impl impl) throws IOException, InterruptedException {
-    if (impl == Impl.HAPROXY) {
-      return Map.of("version", HaproxyArm.version(HaproxyArm.executable()));
-    }
-    return Map.of();
+    return switch (impl) {
+      case HAPROXY -> Map.of("version", HaproxyArm.version(HaproxyArm.executable()));
+      case NETTY_OPENSSL -> Map.of(BenchTls.LIBRARY, OpenSsl.versionString());
+      default -> Map.of();
+    };
   }
 }

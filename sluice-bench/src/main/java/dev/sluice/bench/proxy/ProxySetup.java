@@ -16,13 +16,26 @@ import java.net.ServerSocket;
  * @param tls the certificate files when the proxy terminates TLS, else null
  * @param maxConnections client connections the proxy must hold at once (HAProxy's maxconn)
  * @param readBufferSize Sluice's {@code buffers.readBufferSize}
+ * @param tlsEngine Sluice's {@code tls.engine} ({@code auto}, {@code openssl}, {@code jdk}), or
+ *     null to leave the key out of its configuration (the proxy's own default)
  */
 public record ProxySetup(
     InetSocketAddress listen,
     InetSocketAddress upstream,
     PemFiles tls,
     int maxConnections,
-    long readBufferSize) {
+    long readBufferSize,
+    String tlsEngine) {
+
+  /** A setup that leaves Sluice's TLS engine to the proxy's default. */
+  public ProxySetup(
+      InetSocketAddress listen,
+      InetSocketAddress upstream,
+      PemFiles tls,
+      int maxConnections,
+      long readBufferSize) {
+    this(listen, upstream, tls, maxConnections, readBufferSize, null);
+  }
 
   /**
    * Connections HAProxy's {@code maxconn} allows beyond the run's own: the harness's readiness

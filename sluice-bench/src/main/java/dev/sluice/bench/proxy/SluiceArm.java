@@ -241,7 +241,11 @@ final class SluiceArm {
           .append(plainScalar(setup.tls().certificate()))
           .append(", key: ")
           .append(plainScalar(setup.tls().key()))
-          .append("}]}\n");
+          .append("}]");
+      if (setup.tlsEngine() != null) {
+        yaml.append(", engine: ").append(setup.tlsEngine());
+      }
+      yaml.append("}\n");
     }
     yaml.append("clusters:\n").append("  - name: echo\n");
     if (cluster == null) {

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -13,7 +14,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The self-signed certificate every TLS benchmark uses: generated once per harness process with the
  * JDK's own {@code keytool} (so no external tool is needed) into a temporary PKCS#12 store, which
- * every arm and the peer load. EC P-256, for {@code localhost} and 127.0.0.1.
+ * every arm and the peer load. EC P-256 ({@link #shared()}) or another {@link KeyType} ({@link
+ * #shared(KeyType)}), for {@code localhost} and 127.0.0.1.
  *
  * @param keyStore the PKCS#12 file holding the key and its certificate
  * @param password its password
@@ -32,14 +34,21 @@ public record BenchCertificate(Path keyStore, String password) {
   public static final String DESCRIPTION = "self-signed EC P-256 (SHA256withECDSA), from keytool";
 
   private static final String ALIAS = "sluice-bench";
-  private static BenchCertificate shared;
+  private static final Map<KeyType, BenchCertificate> SHARED = new EnumMap<>(KeyType.class);
 
-  /** The certificate of this process, generated on first use and deleted when it exits. */
-  public static synchronized BenchCertificate shared() throws IOException {
-    if (shared == null) {
-      shared = generate();
+  /** The EC P-256 certificate of this process, generated on first use, deleted when it exits. */
+  public static BenchCertificate shared() throws IOException {
+    return shared(KeyType.ECDSA_P256);
+  }
+
+  /** The certificate with a {@code type} key of this process, as {@link #shared()}. */
+  public static synchronized BenchCertificate shared(KeyType type) throws IOException {
+    BenchCertificate certificate = SHARED.get(type);
+    if (certificate == null) {
+      certificate = generate(type);
+      SHARED.put(type, certificate);
     }
-    return shared;
+    return certificate;
   }
 
   /** The certificate a child was told about. */
@@ -52,7 +61,7 @@ public record BenchCertificate(Path keyStore, String password) {
     return Params.of(Map.of(KEY_STORE, keyStore.toString(), PASSWORD, password));
   }
 
-  private static BenchCertificate generate() throws IOException {
+  private static BenchCertificate generate(KeyType type) throws IOException {
     Path dir = Files.createTempDirectory("sluice-bench-tls");
     Path store = dir.resolve("bench.p12");
     String password = "bench-" + Long.toHexString(System.nanoTime());
@@ -70,17 +79,10 @@ public record BenchCertificate(Path keyStore, String password) {
                 "delete-bench-certificate"));
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
+    command.addAll(List.of("-genkeypair", "-alias", ALIAS));
+    command.addAll(type.keytoolArgs());
     command.addAll(
         List.of(
-            "-genkeypair",
-            "-alias",
-            ALIAS,
-            "-keyalg",
-            "EC",
-            "-groupname",
-            "secp256r1",
-            "-sigalg",
-            "SHA256withECDSA",
             "-dname",
             "CN=" + HOST,
             "-ext",

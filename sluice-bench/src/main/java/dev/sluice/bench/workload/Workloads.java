@@ -8,6 +8,7 @@ import dev.sluice.bench.workload.echo.SizeSweepWorkload;
 import dev.sluice.bench.workload.proxy.BurstIdleWorkload;
 import dev.sluice.bench.workload.proxy.ConnRateWorkload;
 import dev.sluice.bench.workload.proxy.FailoverWorkload;
+import dev.sluice.bench.workload.proxy.HandshakeWorkload;
 import dev.sluice.bench.workload.proxy.ProxyIdleWorkload;
 import dev.sluice.bench.workload.proxy.ProxyPingPongWorkload;
 import dev.sluice.bench.workload.proxy.ProxyThroughputWorkload;
@@ -36,6 +37,7 @@ public final class Workloads {
           new ProxyThroughputWorkload(),
           new ProxyPingPongWorkload(),
           new ConnRateWorkload(),
+          new HandshakeWorkload(),
           new FailoverWorkload(),
           new StartupWorkload());
 

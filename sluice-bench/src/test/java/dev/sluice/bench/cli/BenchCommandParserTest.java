@@ -3,6 +3,7 @@ package dev.sluice.bench.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.bench.harness.Field;
 import dev.sluice.bench.harness.Impl;
 import java.time.Duration;
 import java.util.List;
@@ -67,6 +68,68 @@ class BenchCommandParserTest {
         .containsExactly(Impl.SLUICE, Impl.NETTY);
     assertThat(BenchCommandParser.parse(List.of("tlsidle", "--transport", "plain")).impls())
         .containsExactly(Impl.SLUICE, Impl.NETTY);
+  }
+
+  @Test
+  void theHandshakeWorkloadAlwaysRunsTlsWithNettyOnOpenSslAmongItsArms() {
+    BenchRequest request = BenchCommandParser.parse(List.of("handshake"));
+    assertThat(request.params().asMap())
+        .containsEntry("mode", "both")
+        .containsEntry("cert", "ecdsa")
+        .containsEntry("tls-version", "1.3")
+        .containsEntry("engine", "unset")
+        .doesNotContainKey("tls");
+    assertThat(request.impls()).contains(Impl.NETTY, Impl.NETTY_OPENSSL, Impl.HAPROXY);
+    BenchRequest full =
+        BenchCommandParser.parse(
+            List.of("handshake", "--cert", "rsa", "--tls-version", "1.2", "--mode", "full"));
+    assertThat(full.workload().fields(full.params()))
+        .extracting(Field::name)
+        .containsExactly(
+            "fullPerSec",
+            "fullCpuUsPerHandshake",
+            "fullClientCpuUsPerHandshake",
+            "fullHandshakes",
+            "fullWarmupHandshakes");
+    assertThatThrownBy(() -> BenchCommandParser.parse(List.of("handshake", "--tls", "1.3")))
+        .hasMessageContaining("unknown option --tls for handshake");
+    assertThatThrownBy(() -> BenchCommandParser.parse(List.of("handshake", "--mode", "half")))
+        .hasMessage("--mode expects full, resumed or both, got 'half'");
+    assertThatThrownBy(() -> BenchCommandParser.parse(List.of("handshake", "--cert", "dsa")))
+        .hasMessage("--cert expects ecdsa or rsa, got 'dsa'");
+    assertThatThrownBy(() -> BenchCommandParser.parse(List.of("handshake", "--message", "2k")))
+        .hasMessage("--message must be at most 1024 bytes");
+  }
+
+  @Test
+  void engineNamesTheSluiceArmsTlsEngineAndNeedsTls() {
+    for (String engine : List.of("auto", "openssl", "jdk")) {
+      assertThat(
+              BenchCommandParser.parse(List.of("proxyidle", "--tls", "--engine", engine))
+                  .params()
+                  .asMap())
+          .containsEntry("engine", engine);
+      assertThat(
+              BenchCommandParser.parse(List.of("handshake", "--engine", engine)).params().asMap())
+          .containsEntry("engine", engine);
+    }
+    assertThatThrownBy(
+            () ->
+                BenchCommandParser.parse(List.of("proxythroughput", "--tls", "--engine", "boring")))
+        .hasMessage("--engine expects auto, openssl, jdk, got 'boring'");
+    assertThatThrownBy(() -> BenchCommandParser.parse(List.of("proxyidle", "--engine", "jdk")))
+        .hasMessage("--engine sets the Sluice arm's tls.engine: it needs --tls");
+  }
+
+  @Test
+  void theProxyWorkloadsHaveNettyOnOpenSslOnlyWithTls() {
+    assertThat(BenchCommandParser.parse(List.of("proxythroughput", "--tls")).impls())
+        .contains(Impl.NETTY, Impl.NETTY_OPENSSL, Impl.HAPROXY);
+    assertThat(BenchCommandParser.parse(List.of("proxythroughput")).impls())
+        .doesNotContain(Impl.NETTY_OPENSSL);
+    assertThatThrownBy(
+            () -> BenchCommandParser.parse(List.of("proxyidle", "--impl", "netty-openssl")))
+        .hasMessageContaining("proxyidle has no arm netty-openssl");
   }
 
   @Test

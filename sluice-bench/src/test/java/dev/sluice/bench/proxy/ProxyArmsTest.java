@@ -46,6 +46,32 @@ class ProxyArmsTest {
   }
 
   @Test
+  void theTlsEngineIsWrittenOnlyWhenGiven() {
+    PemFiles pem = new PemFiles(Path.of("/tmp/x/server.crt"), Path.of("/tmp/x/server.key"), null);
+    for (String engine : List.of("auto", "openssl", "jdk")) {
+      ProxySetup setup = new ProxySetup(PLAIN.listen(), PLAIN.upstream(), pem, 100, 65536, engine);
+      assertThat(SluiceArm.yaml(setup))
+          .contains(
+              "    tls: {certificates: [{cert: /tmp/x/server.crt, key: /tmp/x/server.key}],"
+                  + " engine: "
+                  + engine
+                  + "}\n");
+    }
+    // Unset: no key at all, so a proxy that does not know it yet still starts.
+    ProxySetup unset = new ProxySetup(PLAIN.listen(), PLAIN.upstream(), pem, 100, 65536);
+    assertThat(SluiceArm.yaml(unset)).doesNotContain("engine");
+  }
+
+  @Test
+  void nettyOnOpenSslIsAnArmOnlyWithTls() {
+    assertThat(ProxyArms.available(true)).contains(Impl.NETTY_OPENSSL, Impl.NETTY, Impl.HAPROXY);
+    assertThat(ProxyArms.available(false)).doesNotContain(Impl.NETTY_OPENSSL);
+    assertThatThrownBy(() -> ProxyArms.start(Impl.NETTY_OPENSSL, PLAIN))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("only with TLS");
+  }
+
+  @Test
   void jvmOptionsAreOneFlagALineWithComments() {
     assertThat(
             SluiceArm.parseJvmOptions(
@@ -85,7 +111,8 @@ class ProxyArmsTest {
                 65536),
             Path.of("/tmp/run"));
     assertThat(tls)
-        .contains("global\n    maxconn 9016\n    nbthread 2\n    nosplice\n")
+        .contains(
+            "global\n    maxconn 9016\n    nbthread " + HaproxyArm.THREADS + "\n    nosplice\n")
         .contains("    mode tcp\n")
         .contains("    timeout connect 5s\n    timeout client 1h\n    timeout server 1h\n")
         .contains("    bind 127.0.0.1:4000 ssl crt /tmp/x/both.pem\n    maxconn 9016\n")

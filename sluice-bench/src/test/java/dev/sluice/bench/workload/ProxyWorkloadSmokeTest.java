@@ -29,7 +29,11 @@ class ProxyWorkloadSmokeTest {
             + " --gap-ms 10 --settle-ms 0",
         "proxythroughput --connections 1 --seconds 1 --warmup-seconds 0",
         "proxypingpong --connections 2 --round-trips 20 --warmup-round-trips 2",
-        "connrate --count 2 --warmup-count 0 --tls"
+        "connrate --count 2 --warmup-count 0 --tls",
+        "handshake --seconds 1 --warmup-seconds 0 --parallel 2 --impl sluice,haproxy",
+        // TLS 1.2 with the ECDSA certificate: the client must list its curve (P-256) to get it.
+        "handshake --tls-version 1.2 --mode full --seconds 1 --warmup-seconds 0 --parallel 1"
+            + " --impl sluice,haproxy"
       })
   @SuppressWarnings("unchecked")
   void everyProxyWorkloadRunsSmallWithEveryArmVerified(String command) {
@@ -37,7 +41,11 @@ class ProxyWorkloadSmokeTest {
     assertThat(outcome.status()).as(outcome.stderr()).isEqualTo(Main.OK);
     Map<String, Object> json = outcome.lastLineJson();
     assertThat(json).containsEntry("integrity", "OK").containsKeys("arms", "conditions");
-    List<String> expected = ProxyArms.available().stream().map(Impl::id).toList();
+    boolean tls = command.contains("--tls") || command.startsWith("handshake");
+    List<String> expected =
+        command.contains("--impl sluice,haproxy")
+            ? List.of("sluice", "haproxy")
+            : ProxyArms.available(tls).stream().map(Impl::id).toList();
     Map<String, Object> arms = (Map<String, Object>) json.get("arms");
     assertThat(arms.keySet()).containsExactlyElementsOf(expected);
     Map<String, Object> conditions = (Map<String, Object>) json.get("conditions");
@@ -49,6 +57,7 @@ class ProxyWorkloadSmokeTest {
           case "proxyidle", "burstidle" -> "bytesPerConnection";
           case "proxythroughput" -> "cpuSecondsPerGiB";
           case "proxypingpong" -> "p99Us";
+          case "handshake" -> "fullCpuUsPerHandshake";
           default -> "connPerSec";
         };
     arms.forEach(
@@ -58,9 +67,28 @@ class ProxyWorkloadSmokeTest {
           if (id.equals("haproxy")) {
             assertThat((String) fields.get("version")).startsWith("HAProxy version ");
           }
+          if (id.equals("netty-openssl")) {
+            assertThat((String) fields.get("tlsLibrary")).startsWith("BoringSSL");
+          }
         });
-    if (command.contains("--tls")) {
-      assertThat(conditions).containsEntry("tlsProtocol", "TLSv1.3");
+    if (tls) {
+      assertThat(conditions)
+          .containsEntry(
+              "tlsProtocol", command.contains("--tls-version 1.2") ? "TLSv1.2" : "TLSv1.3");
+    }
+    if (command.startsWith("handshake")) {
+      // The client counted resumptions: none in the full phase, every one in the resumed one.
+      arms.values()
+          .forEach(
+              arm -> {
+                Map<String, Object> fields = (Map<String, Object>) arm;
+                assertThat((String) fields.get("fullResumed")).startsWith("0 of ");
+                if (!command.contains("--mode full")) {
+                  String resumed = (String) fields.get("resumedResumed");
+                  assertThat(resumed.split(" of ")[0]).isEqualTo(resumed.split(" of ")[1]);
+                }
+              });
+      assertThat((Map<String, Object>) arms.get("sluice")).containsKey("vsHaproxy");
     }
     if (command.startsWith("proxyidle")) {
       Map<String, Object> netty = (Map<String, Object>) arms.get("netty");

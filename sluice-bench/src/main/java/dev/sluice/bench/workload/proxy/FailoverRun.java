@@ -71,7 +71,8 @@ final class FailoverRun implements AutoCloseable {
             cluster.upstreams().getFirst(),
             tls ? PemFiles.shared() : null,
             peakConnections + ProxySetup.MAXCONN_MARGIN,
-            params.bytes(ProxyWorkload.READ_BUFFER));
+            params.bytes(ProxyWorkload.READ_BUFFER),
+            ProxyWorkload.tlsEngine(params));
     Params clientParams =
         side(ProxyWorkload.CLIENT).with(ProxyWorkload.PROXY_PORT, setup.listen().getPort());
     if (tls) {

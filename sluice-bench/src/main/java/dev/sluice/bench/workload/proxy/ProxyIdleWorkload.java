@@ -148,6 +148,9 @@ public final class ProxyIdleWorkload extends ProxyWorkload {
               + " NioSocketChannels with pipelines (~1.7 KiB each as a server connection in"
               + " tlsidle --transport plain); pooled chunks scale with bursts in flight, not pairs"
               + (tls ? "; plus SslHandler and the JDK engine (~4.9 KiB, tlsidle)" : "");
+      case NETTY_OPENSSL ->
+          "predicted: the netty arm's pair, with SslHandler on BoringSSL: ~3.2 KiB of heap and"
+              + " ~6 KiB of C memory per idle TLS connection (tlsidle: 9.2 KiB RSS, 3.2 KiB heap)";
       case HAPROXY ->
           "predicted: no buffer per parked pair (16 KiB buffers are released when empty); its"
               + " pools hold a session, a stream and two connections per pair (a few KB)"

@@ -11,6 +11,7 @@ import dev.sluice.bench.proxy.ProxyArms;
 import dev.sluice.bench.proxy.ProxyProcess;
 import dev.sluice.bench.proxy.ProxySetup;
 import dev.sluice.bench.tls.BenchCertificate;
+import dev.sluice.bench.tls.KeyType;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Map;
@@ -42,18 +43,21 @@ final class ProxyRun implements AutoCloseable {
     Params params = context.params();
     Duration timeout = context.stepTimeout();
     boolean tls = ProxyWorkload.tls(params);
+    KeyType keyType = ProxyWorkload.keyType(params);
     InetSocketAddress upstreamAddress = ProxySetup.freeLoopbackAddress();
     ProxySetup setup =
         new ProxySetup(
             ProxySetup.freeLoopbackAddress(),
             upstreamAddress,
-            tls ? PemFiles.shared() : null,
+            tls ? PemFiles.shared(keyType) : null,
             peakConnections + ProxySetup.MAXCONN_MARGIN,
-            params.bytes(ProxyWorkload.READ_BUFFER));
+            params.bytes(ProxyWorkload.READ_BUFFER),
+            ProxyWorkload.tlsEngine(params));
     Params clientParams =
         side(ProxyWorkload.CLIENT).with(ProxyWorkload.PROXY_PORT, setup.listen().getPort());
     if (tls) {
-      for (Map.Entry<String, String> e : BenchCertificate.shared().params().asMap().entrySet()) {
+      for (Map.Entry<String, String> e :
+          BenchCertificate.shared(keyType).params().asMap().entrySet()) {
         clientParams = clientParams.with(e.getKey(), e.getValue());
       }
     }

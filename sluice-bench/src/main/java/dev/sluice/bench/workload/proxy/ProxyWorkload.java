@@ -1,5 +1,6 @@
 package dev.sluice.bench.workload.proxy;
 
+import dev.sluice.bench.harness.ArmSummary;
 import dev.sluice.bench.harness.ChildProgram;
 import dev.sluice.bench.harness.Impl;
 import dev.sluice.bench.harness.JvmFlags;
@@ -9,8 +10,10 @@ import dev.sluice.bench.harness.Role;
 import dev.sluice.bench.harness.Workload;
 import dev.sluice.bench.proxy.EchoUpstream;
 import dev.sluice.bench.proxy.ProxyArms;
+import dev.sluice.bench.tls.KeyType;
 import dev.sluice.bench.tls.TlsVersion;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,8 +22,8 @@ import java.util.Set;
 /**
  * What the proxy workloads share: three arms ({@link ProxyArms}), three processes per run (the
  * proxy, the load client, the echo upstream; {@link ProxyRun}), the options every one has ({@code
- * --tls}, {@code --tls-version}, {@code --read-buffer}) and the model each arm is predicted to
- * follow, stated beside its figures.
+ * --tls}, {@code --tls-version}, {@code --engine}, {@code --read-buffer}) and the model each arm is
+ * predicted to follow, stated beside its figures, with every arm's ratios to HAProxy's.
  */
 abstract class ProxyWorkload implements Workload {
   /** The param telling the two peer JVMs apart: {@link #UPSTREAM} or {@link #CLIENT}. */
@@ -35,6 +38,15 @@ abstract class ProxyWorkload implements Workload {
   static final String TLS = "tls";
   static final String TLS_VERSION = "tls-version";
   static final String READ_BUFFER = "read-buffer";
+
+  /** Sluice's {@code tls.engine}; {@link #ENGINE_UNSET} leaves the key out of its configuration. */
+  static final String ENGINE = "engine";
+
+  static final String ENGINE_UNSET = "unset";
+  static final List<String> ENGINES = List.of("auto", "openssl", "jdk");
+
+  /** The certificate's key ({@link KeyType}); workloads without the option use EC P-256. */
+  static final String CERT = "cert";
 
   /** The load client and the upstream: every socket and a small buffer per connection. */
   private static final List<String> PEER_MEMORY_FLAGS = JvmFlags.maxHeapAndDirectMiB(1024, 1024);
@@ -53,11 +65,24 @@ abstract class ProxyWorkload implements Workload {
   /** What arm {@code impl} is predicted to show, stated beside its figures. */
   abstract String model(Impl impl, Params params);
 
+  /** Whether every run terminates TLS (then there is no {@code --tls} flag). */
+  boolean tlsOnly() {
+    return false;
+  }
+
   @Override
   public final List<Option> options() {
     List<Option> options = new ArrayList<>(ownOptions());
-    options.add(Option.flag(TLS, "the proxy terminates TLS (the client speaks TLS to it)"));
-    options.add(new Option(TLS_VERSION, "1.3", "with --tls: TLS version, 1.3 or 1.2"));
+    if (!tlsOnly()) {
+      options.add(Option.flag(TLS, "the proxy terminates TLS (the client speaks TLS to it)"));
+    }
+    options.add(new Option(TLS_VERSION, "1.3", "with TLS: TLS version, 1.3 or 1.2"));
+    options.add(
+        new Option(
+            ENGINE,
+            ENGINE_UNSET,
+            "with TLS: the Sluice arm's tls.engine, auto, openssl or jdk; unset writes no such"
+                + " key (the proxy's default)"));
     options.add(
         new Option(
             READ_BUFFER,
@@ -68,8 +93,18 @@ abstract class ProxyWorkload implements Workload {
 
   /** Checks the common options; the workloads' {@code fields} call it. */
   static void validateCommon(Params params) {
-    params.flag(TLS);
+    boolean tls = tls(params);
     TlsVersion.parse(params.string(TLS_VERSION));
+    keyType(params);
+    String engine = params.has(ENGINE) ? params.string(ENGINE) : ENGINE_UNSET;
+    if (!engine.equals(ENGINE_UNSET) && !ENGINES.contains(engine)) {
+      throw new IllegalArgumentException(
+          "--engine expects " + String.join(", ", ENGINES) + ", got '" + engine + "'");
+    }
+    if (!engine.equals(ENGINE_UNSET) && !tls) {
+      throw new IllegalArgumentException(
+          "--engine sets the Sluice arm's tls.engine: it needs --tls");
+    }
     if (params.intBytes(READ_BUFFER) < 1024) {
       throw new IllegalArgumentException("--read-buffer must be at least 1k");
     }
@@ -84,9 +119,20 @@ abstract class ProxyWorkload implements Workload {
     return value;
   }
 
-  /** Whether the run terminates TLS. */
+  /** Whether the run terminates TLS: always, for a workload without the {@code --tls} flag. */
   static boolean tls(Params params) {
-    return params.flag(TLS);
+    return !params.has(TLS) || params.flag(TLS);
+  }
+
+  /** The Sluice arm's {@code tls.engine}, or null to write none. */
+  static String tlsEngine(Params params) {
+    String engine = params.has(ENGINE) ? params.string(ENGINE) : ENGINE_UNSET;
+    return engine.equals(ENGINE_UNSET) ? null : engine;
+  }
+
+  /** The certificate's key: {@code --cert}, or EC P-256 for a workload without it. */
+  static KeyType keyType(Params params) {
+    return params.has(CERT) ? KeyType.parse(CERT, params.string(CERT)) : KeyType.ECDSA_P256;
   }
 
   @Override
@@ -94,10 +140,42 @@ abstract class ProxyWorkload implements Workload {
     return PEER_MEMORY_FLAGS;
   }
 
-  /** Sluice (once its proxy is built), Netty and HAProxy. */
+  /** Sluice (once its proxy is built), Netty, with TLS Netty on OpenSSL, and HAProxy. */
   @Override
   public Set<Impl> arms(Params params) {
-    return ProxyArms.available();
+    return ProxyArms.available(tls(params));
+  }
+
+  /**
+   * Every other arm's medians over HAProxy's ({@code vsHaproxy}), from the same run, when HAProxy
+   * ran: the baseline the TLS goals are stated against.
+   */
+  @Override
+  public Map<Impl, Map<String, Object>> derived(Map<Impl, ArmSummary> arms) {
+    ArmSummary haproxy = arms.get(Impl.HAPROXY);
+    if (haproxy == null) {
+      return Map.of();
+    }
+    Map<Impl, Map<String, Object>> derived = new EnumMap<>(Impl.class);
+    arms.forEach(
+        (impl, arm) -> {
+          if (impl == Impl.HAPROXY) {
+            return;
+          }
+          Map<String, Object> ratios = new LinkedHashMap<>();
+          arm.stats()
+              .forEach(
+                  (field, stats) -> {
+                    double base = haproxy.median(field);
+                    if (!Double.isNaN(base) && base != 0) {
+                      ratios.put(field, Math.round(stats.median() / base * 1000) / 1000.0);
+                    }
+                  });
+          if (!ratios.isEmpty()) {
+            derived.put(impl, Map.of("vsHaproxy", ratios));
+          }
+        });
+    return derived;
   }
 
   @Override
@@ -111,6 +189,11 @@ abstract class ProxyWorkload implements Workload {
             .run(control);
   }
 
+  /** What the report says about the cipher suite; the handshake workload's client differs. */
+  String cipherSuiteCondition(Params params, TlsVersion version) {
+    return version.cipherSuite() + " (the only suite the load client enables)";
+  }
+
   @Override
   public Map<String, String> conditions(Params params) {
     Map<String, String> conditions = new LinkedHashMap<>();
@@ -118,8 +201,18 @@ abstract class ProxyWorkload implements Workload {
     if (tls(params)) {
       TlsVersion version = TlsVersion.parse(params.string(TLS_VERSION));
       conditions.put("tlsProtocol", version.protocol());
+      conditions.put("cipherSuite", cipherSuiteCondition(params, version));
       conditions.put(
-          "cipherSuite", version.cipherSuite() + " (the only suite the load client enables)");
+          "certificate",
+          "self-signed "
+              + keyType(params).description()
+              + ", from keytool, the same for every arm");
+      String engine = tlsEngine(params);
+      conditions.put(
+          "sluiceTlsEngine",
+          engine == null
+              ? "no tls.engine in the Sluice arm's configuration (the proxy's default)"
+              : "tls.engine: " + engine + " in the Sluice arm's configuration");
     } else {
       conditions.put("transport", "plain TCP");
     }
