@@ -24,6 +24,7 @@ import java.util.Map;
  * @param ciphers the suites and groups a handshake may use ({@link CipherPolicy#DEFAULT}: Mozilla's
  *     intermediate profile)
  * @param ocspStapling whether to staple OCSP responses for the certificates ({@link OcspStapling})
+ * @param engine the TLS implementation ({@link TlsEngineKind#defaultKind()} unless set)
  */
 public record TlsServerConfig(
     KeyMaterial defaultKey,
@@ -34,7 +35,8 @@ public record TlsServerConfig(
     List<String> applicationProtocols,
     Duration handshakeTimeout,
     CipherPolicy ciphers,
-    boolean ocspStapling) {
+    boolean ocspStapling,
+    TlsEngineKind engine) {
 
   /** TLS 1.3 and 1.2. */
   public static final List<String> DEFAULT_PROTOCOLS = List.of("TLSv1.3", "TLSv1.2");
@@ -60,6 +62,7 @@ public record TlsServerConfig(
     applicationProtocols = List.copyOf(applicationProtocols);
     Timeouts.check("handshakeTimeout", handshakeTimeout);
     java.util.Objects.requireNonNull(ciphers, "ciphers");
+    java.util.Objects.requireNonNull(engine, "engine");
   }
 
   /** A server presenting {@code key} to every client: TLS 1.3 and 1.2, no ALPN, no client auth. */
@@ -73,7 +76,8 @@ public record TlsServerConfig(
         List.of(),
         DEFAULT_HANDSHAKE_TIMEOUT,
         CipherPolicy.DEFAULT,
-        false);
+        false,
+        TlsEngineKind.defaultKind());
   }
 
   /**
@@ -89,7 +93,8 @@ public record TlsServerConfig(
         List.of(),
         DEFAULT_HANDSHAKE_TIMEOUT,
         CipherPolicy.DEFAULT,
-        false);
+        false,
+        TlsEngineKind.defaultKind());
   }
 
   /**
@@ -107,7 +112,8 @@ public record TlsServerConfig(
         applicationProtocols,
         handshakeTimeout,
         ciphers,
-        ocspStapling);
+        ocspStapling,
+        engine);
   }
 
   /** With client-certificate authentication. */
@@ -121,7 +127,8 @@ public record TlsServerConfig(
         applicationProtocols,
         handshakeTimeout,
         ciphers,
-        ocspStapling);
+        ocspStapling,
+        engine);
   }
 
   /** With only these protocol versions enabled. */
@@ -135,7 +142,8 @@ public record TlsServerConfig(
         applicationProtocols,
         handshakeTimeout,
         ciphers,
-        ocspStapling);
+        ocspStapling,
+        engine);
   }
 
   /** With these ALPN protocols, most preferred first. */
@@ -149,7 +157,8 @@ public record TlsServerConfig(
         List.of(alpn),
         handshakeTimeout,
         ciphers,
-        ocspStapling);
+        ocspStapling,
+        engine);
   }
 
   /** With a handshake timeout. */
@@ -163,7 +172,8 @@ public record TlsServerConfig(
         applicationProtocols,
         timeout,
         ciphers,
-        ocspStapling);
+        ocspStapling,
+        engine);
   }
 
   /** With these cipher suites and groups. */
@@ -177,7 +187,8 @@ public record TlsServerConfig(
         applicationProtocols,
         handshakeTimeout,
         policy,
-        ocspStapling);
+        ocspStapling,
+        engine);
   }
 
   /** With OCSP stapling on or off. */
@@ -191,6 +202,22 @@ public record TlsServerConfig(
         applicationProtocols,
         handshakeTimeout,
         ciphers,
-        on);
+        on,
+        engine);
+  }
+
+  /** With this TLS engine. */
+  public TlsServerConfig withEngine(TlsEngineKind kind) {
+    return new TlsServerConfig(
+        defaultKey,
+        keysByServerName,
+        clientAuth,
+        clientTrust,
+        protocols,
+        applicationProtocols,
+        handshakeTimeout,
+        ciphers,
+        ocspStapling,
+        kind);
   }
 }
