@@ -50,7 +50,20 @@ public enum TlsEngineKind {
     return name().toLowerCase(Locale.ROOT);
   }
 
-  /** What {@link #AUTO} picks in this JVM when nothing rules OpenSSL out. */
+  /**
+   * Why the OpenSSL engine cannot run in this JVM (libssl.so.3 missing, native access not enabled,
+   * ...), or null when it can.
+   */
+  public static String openSslUnavailableReason() {
+    return OpenSsl.unavailableReason();
+  }
+
+  /** The version of the OpenSSL library the engine runs on, or null when it cannot run. */
+  public static String openSslVersion() {
+    return OpenSsl.version();
+  }
+
+  /** What {@link #AUTO} picks in this JVM when nothing rules OpenSSL out (said once, logged). */
   public static TlsEngineKind autoChoice() {
     String reason = OpenSsl.unavailableReason();
     if (!autoLogged) {

@@ -23,8 +23,16 @@ public final class Version {
   /** The transport every event loop runs: the JDK's NIO selector is the only one so far. */
   public static final String TRANSPORT = "nio";
 
-  /** The TLS engine every TLS listener and upstream runs: the JDK's SSLEngine (SunJSSE). */
-  public static final String TLS_ENGINE = "jdk";
+  /**
+   * The TLS engine a listener or upstream left on {@code engine: auto} runs: OpenSSL when
+   * libssl.so.3 loads in this JVM, else the JDK's SSLEngine (SunJSSE); with why, or which OpenSSL.
+   */
+  public static String tlsEngine() {
+    String reason = dev.sluice.tls.TlsEngineKind.openSslUnavailableReason();
+    return reason == null
+        ? "openssl (auto; " + dev.sluice.tls.TlsEngineKind.openSslVersion() + ")"
+        : "jdk (auto; OpenSSL: " + reason + ")";
+  }
 
   private Version() {}
 
@@ -40,7 +48,7 @@ public final class Version {
             + ") at "
             + System.getProperty("java.home"),
         "transport: " + TRANSPORT,
-        "tls engine: " + TLS_ENGINE);
+        "tls engine: " + tlsEngine());
   }
 
   private static String commit() {

@@ -45,6 +45,10 @@ final class ContextSetup {
       }
       long ignored = (long) OpenSsl.Lib.SSL_CTX_SET_OPTIONS.invokeExact(ctx, options);
       ctrl(ctx, OpenSsl.SSL_CTRL_MODE, modeBits(), MemorySegment.NULL);
+      if (server) {
+        // DHE suites (profile old) take parameters that match the certificate's strength.
+        ctrl(ctx, OpenSsl.SSL_CTRL_SET_DH_AUTO, 1, MemorySegment.NULL);
+      }
       return ctx;
     } catch (GeneralSecurityException e) {
       throw e;

@@ -44,6 +44,7 @@ public final class OpenSsl {
   static final int SSL_CTRL_SET_GROUPS_LIST = 92;
   static final int SSL_CTRL_SET_MIN_PROTO_VERSION = 123;
   static final int SSL_CTRL_SET_MAX_PROTO_VERSION = 124;
+  static final int SSL_CTRL_SET_DH_AUTO = 118;
   static final int SSL_VERIFY_PEER = 0x01;
   static final int SSL_VERIFY_FAIL_IF_NO_PEER_CERT = 0x02;
   static final int SSL_TLSEXT_ERR_OK = 0;

@@ -63,6 +63,7 @@ public final class OpenSslEngine extends SSLEngine implements CallbackBio.Io {
   private List<X509Certificate> localChain;
   private String requestedServerName;
   private String refusal;
+  private long resumedSessionMillis = -1;
 
   private boolean started;
   private boolean handshakeDone;
@@ -432,6 +433,9 @@ public final class OpenSslEngine extends SSLEngine implements CallbackBio.Io {
   private HandshakeStatus handshakeStep(MemorySegment ssl) throws SSLException {
     started = true;
     int r = call(ssl, input, null, () -> (int) OpenSsl.Lib.SSL_DO_HANDSHAKE.invokeExact(ssl));
+    if (resumedSessionMillis < 0) {
+      resumedSessionMillis = resumedSessionMillis(ssl);
+    }
     if (r == 1) {
       handshakeDone = true;
       session = snapshot(ssl);
@@ -444,6 +448,26 @@ public final class OpenSslEngine extends SSLEngine implements CallbackBio.Io {
     fatal = true;
     String why = refusal != null ? refusal : "TLS handshake failed";
     throw OpenSsl.failure(why + verifyError(ssl), true);
+  }
+
+  /**
+   * When the session being resumed was made (ms, whole seconds), or -1 while not known to be a
+   * resumption. Read as soon as the hello settles it: a TLS 1.3 server stamps the session with the
+   * time again when it issues the next ticket, at the end of the handshake.
+   */
+  private static long resumedSessionMillis(MemorySegment ssl) {
+    try {
+      if ((int) OpenSsl.Lib.SSL_SESSION_REUSED.invokeExact(ssl) != 1) {
+        return -1;
+      }
+      MemorySegment session = (MemorySegment) OpenSsl.Lib.SSL_GET_SESSION.invokeExact(ssl);
+      if (session.equals(MemorySegment.NULL)) {
+        return -1;
+      }
+      return 1000 * (long) OpenSsl.Lib.SSL_SESSION_GET_TIME.invokeExact(session);
+    } catch (Throwable e) {
+      throw OpenSsl.rethrow(e);
+    }
   }
 
   /** A callback refused the handshake: why, said before OpenSSL's own errors. */
@@ -600,9 +624,8 @@ public final class OpenSslEngine extends SSLEngine implements CallbackBio.Io {
             idBytes
                 .reinterpret(idLength.get(JAVA_INT, 0))
                 .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
-        if ((int) OpenSsl.Lib.SSL_SESSION_REUSED.invokeExact(ssl) == 1) {
-          long seconds = (long) OpenSsl.Lib.SSL_SESSION_GET_TIME.invokeExact(sslSession);
-          created = Math.min(created - 1, seconds * 1000);
+        if (resumedSessionMillis >= 0) {
+          created = Math.min(created - 1, resumedSessionMillis);
         }
       }
       List<SNIServerName> names = new ArrayList<>();

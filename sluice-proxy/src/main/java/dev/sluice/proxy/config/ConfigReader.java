@@ -12,6 +12,7 @@ import dev.sluice.tls.CipherPolicy;
 import dev.sluice.tls.KeyMaterial;
 import dev.sluice.tls.KeyMaterialException;
 import dev.sluice.tls.OcspStapling;
+import dev.sluice.tls.TlsEngineKind;
 import dev.sluice.tls.TlsProfile;
 import dev.sluice.tls.TrustMaterial;
 import java.io.IOException;
@@ -491,7 +492,8 @@ public final class ConfigReader {
           "cipherSuites",
           "groups",
           "ocsp",
-          "sessionCache");
+          "sessionCache",
+          "engine");
 
   private ListenerTls listenerTls(YamlNode node) {
     List<String> keys = new ArrayList<>(TERMINATING_TLS_KEYS);
@@ -557,6 +559,8 @@ public final class ConfigReader {
         f.containsKey("sessionCache")
             ? sessionCache(f.get("sessionCache"))
             : ListenerTls.SessionCache.DEFAULT;
+    TlsEngineKind engine =
+        f.containsKey("engine") ? tlsEngine(f.get("engine"), staple) : TlsEngineKind.defaultKind();
     return new ListenerTls.Terminate(
         certificates,
         alpn,
@@ -566,7 +570,24 @@ public final class ConfigReader {
         profile,
         ciphers,
         staple,
-        sessionCache);
+        sessionCache,
+        engine);
+  }
+
+  /** {@code engine: auto | openssl | jdk}: openssl must load here and cannot staple OCSP. */
+  private TlsEngineKind tlsEngine(YamlNode node, boolean staple) {
+    TlsEngineKind engine = choice(node, TlsEngineKind.class, TlsEngineKind.AUTO);
+    if (engine == TlsEngineKind.OPENSSL) {
+      String reason = TlsEngineKind.openSslUnavailableReason();
+      if (reason != null) {
+        node.problem("the OpenSSL engine cannot run here: " + reason + " (use auto or jdk)");
+      } else if (staple) {
+        node.problem(
+            "OCSP stapling (ocsp.staple) is not available on the OpenSSL engine: use auto (which"
+                + " runs this listener on jdk) or jdk");
+      }
+    }
+    return engine;
   }
 
   private ListenerTls.SessionCache sessionCache(YamlNode node) {

@@ -74,6 +74,11 @@ public final class ChildProxy implements AutoCloseable {
     command.add(java);
     command.add("-XX:+UseSerialGC");
     command.add("--enable-native-access=ALL-UNNAMED");
+    String engine = System.getProperty(dev.sluice.tls.TlsEngineKind.DEFAULT_PROPERTY);
+    if (engine != null) {
+      command.add(
+          "-D" + dev.sluice.tls.TlsEngineKind.DEFAULT_PROPERTY + "=" + engine); // the matrix
+    }
     command.addAll(jvmOptions);
     command.add("-cp");
     command.add(shippedClassPath());
