@@ -84,6 +84,27 @@ public enum TlsEngineKind {
    * @throws GeneralSecurityException when OpenSSL is asked for and cannot run these settings
    */
   TlsEngineKind resolve(boolean ocspStapling) throws GeneralSecurityException {
+    return resolve(ocspStapling, false);
+  }
+
+  /**
+   * Like {@link #resolve(boolean)}, for a server that may also need OpenSSL's features.
+   *
+   * @param ticketKeys whether the server takes its ticket keys from a file (OpenSSL only)
+   */
+  TlsEngineKind resolve(boolean ocspStapling, boolean ticketKeys) throws GeneralSecurityException {
+    if (ocspStapling && ticketKeys) {
+      throw new GeneralSecurityException(
+          "OCSP stapling (JDK engine only) and a ticket key file (OpenSSL engine only) do not go"
+              + " together");
+    }
+    if (ticketKeys && this != JDK) {
+      return OPENSSL.resolve(false, false);
+    }
+    if (ticketKeys) {
+      throw new GeneralSecurityException(
+          "a session ticket key file needs the OpenSSL engine, not jdk");
+    }
     return switch (this) {
       case JDK -> JDK;
       case AUTO -> ocspStapling ? JDK : autoChoice();

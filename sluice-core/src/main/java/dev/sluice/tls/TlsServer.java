@@ -58,7 +58,8 @@ public final class TlsServer {
    *     protocol...), or OpenSSL is asked for and cannot run
    */
   public static TlsServer create(TlsServerConfig config) throws GeneralSecurityException {
-    if (config.engine().resolve(config.ocspStapling()) == TlsEngineKind.OPENSSL) {
+    if (config.engine().resolve(config.ocspStapling(), config.sessionTicketKeys() != null)
+        == TlsEngineKind.OPENSSL) {
       return new TlsServer(config, null, null, OpenSslServerContext.create(config));
     }
     SSLContext context = OcspStapling.newContext(config.ocspStapling());

@@ -25,6 +25,8 @@ import java.util.Map;
  *     intermediate profile)
  * @param ocspStapling whether to staple OCSP responses for the certificates ({@link OcspStapling})
  * @param engine the TLS implementation ({@link TlsEngineKind#defaultKind()} unless set)
+ * @param sessionTicketKeys a file of session-ticket keys in HAProxy's {@code tls-ticket-keys}
+ *     format (OpenSSL engine only), or null for keys of the server's own
  */
 public record TlsServerConfig(
     KeyMaterial defaultKey,
@@ -36,7 +38,8 @@ public record TlsServerConfig(
     Duration handshakeTimeout,
     CipherPolicy ciphers,
     boolean ocspStapling,
-    TlsEngineKind engine) {
+    TlsEngineKind engine,
+    java.nio.file.Path sessionTicketKeys) {
 
   /** TLS 1.3 and 1.2. */
   public static final List<String> DEFAULT_PROTOCOLS = List.of("TLSv1.3", "TLSv1.2");
@@ -65,6 +68,16 @@ public record TlsServerConfig(
     java.util.Objects.requireNonNull(engine, "engine");
   }
 
+  /**
+   * Checks a session-ticket key file as {@link #withSessionTicketKeys} will read it.
+   *
+   * @throws java.security.GeneralSecurityException naming the file and what is wrong with it
+   */
+  public static void checkSessionTicketKeys(java.nio.file.Path file)
+      throws java.security.GeneralSecurityException {
+    dev.sluice.tls.openssl.TicketKeys.check(file);
+  }
+
   /** A server presenting {@code key} to every client: TLS 1.3 and 1.2, no ALPN, no client auth. */
   public static TlsServerConfig of(KeyMaterial key) {
     return new TlsServerConfig(
@@ -77,7 +90,8 @@ public record TlsServerConfig(
         DEFAULT_HANDSHAKE_TIMEOUT,
         CipherPolicy.DEFAULT,
         false,
-        TlsEngineKind.defaultKind());
+        TlsEngineKind.defaultKind(),
+        null);
   }
 
   /**
@@ -94,7 +108,8 @@ public record TlsServerConfig(
         DEFAULT_HANDSHAKE_TIMEOUT,
         CipherPolicy.DEFAULT,
         false,
-        TlsEngineKind.defaultKind());
+        TlsEngineKind.defaultKind(),
+        null);
   }
 
   /**
@@ -113,7 +128,8 @@ public record TlsServerConfig(
         handshakeTimeout,
         ciphers,
         ocspStapling,
-        engine);
+        engine,
+        sessionTicketKeys);
   }
 
   /** With client-certificate authentication. */
@@ -128,7 +144,8 @@ public record TlsServerConfig(
         handshakeTimeout,
         ciphers,
         ocspStapling,
-        engine);
+        engine,
+        sessionTicketKeys);
   }
 
   /** With only these protocol versions enabled. */
@@ -143,7 +160,8 @@ public record TlsServerConfig(
         handshakeTimeout,
         ciphers,
         ocspStapling,
-        engine);
+        engine,
+        sessionTicketKeys);
   }
 
   /** With these ALPN protocols, most preferred first. */
@@ -158,7 +176,8 @@ public record TlsServerConfig(
         handshakeTimeout,
         ciphers,
         ocspStapling,
-        engine);
+        engine,
+        sessionTicketKeys);
   }
 
   /** With a handshake timeout. */
@@ -173,7 +192,8 @@ public record TlsServerConfig(
         timeout,
         ciphers,
         ocspStapling,
-        engine);
+        engine,
+        sessionTicketKeys);
   }
 
   /** With these cipher suites and groups. */
@@ -188,7 +208,8 @@ public record TlsServerConfig(
         handshakeTimeout,
         policy,
         ocspStapling,
-        engine);
+        engine,
+        sessionTicketKeys);
   }
 
   /** With OCSP stapling on or off. */
@@ -203,7 +224,8 @@ public record TlsServerConfig(
         handshakeTimeout,
         ciphers,
         on,
-        engine);
+        engine,
+        sessionTicketKeys);
   }
 
   /** With this TLS engine. */
@@ -218,6 +240,27 @@ public record TlsServerConfig(
         handshakeTimeout,
         ciphers,
         ocspStapling,
-        kind);
+        kind,
+        sessionTicketKeys);
+  }
+
+  /**
+   * With session tickets encrypted by the keys of {@code file} (HAProxy's {@code tls-ticket-keys}
+   * format), so that servers given the same file resume each other's sessions; null for the
+   * server's own keys. The OpenSSL engine only: {@link TlsEngineKind#AUTO} then takes it.
+   */
+  public TlsServerConfig withSessionTicketKeys(java.nio.file.Path file) {
+    return new TlsServerConfig(
+        defaultKey,
+        keysByServerName,
+        clientAuth,
+        clientTrust,
+        protocols,
+        applicationProtocols,
+        handshakeTimeout,
+        ciphers,
+        ocspStapling,
+        engine,
+        file);
   }
 }

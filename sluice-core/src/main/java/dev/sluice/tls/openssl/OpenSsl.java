@@ -165,7 +165,19 @@ public final class OpenSsl {
     static final MethodHandle BIO_SET_FLAGS = h("BIO_set_flags", v(ADDRESS, JAVA_INT));
     static final MethodHandle BIO_CLEAR_FLAGS = h("BIO_clear_flags", v(ADDRESS, JAVA_INT));
 
+    static final MethodHandle RAND_BYTES = h("RAND_bytes", f(JAVA_INT, ADDRESS, JAVA_INT));
+    static final MethodHandle EVP_AES_128_CBC = h("EVP_aes_128_cbc", f(ADDRESS));
+    static final MethodHandle EVP_AES_256_CBC = h("EVP_aes_256_cbc", f(ADDRESS));
+    static final MethodHandle EVP_ENCRYPT_INIT_EX =
+        h("EVP_EncryptInit_ex", f(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+    static final MethodHandle EVP_DECRYPT_INIT_EX =
+        h("EVP_DecryptInit_ex", f(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+    static final MethodHandle EVP_MAC_CTX_SET_PARAMS =
+        h("EVP_MAC_CTX_set_params", f(JAVA_INT, ADDRESS, ADDRESS));
+
     // ssl: contexts
+    static final MethodHandle SSL_CTX_SET_TLSEXT_TICKET_KEY_EVP_CB =
+        h("SSL_CTX_set_tlsext_ticket_key_evp_cb", f(JAVA_INT, ADDRESS, ADDRESS));
     static final MethodHandle TLS_SERVER_METHOD = h("TLS_server_method", f(ADDRESS));
     static final MethodHandle TLS_CLIENT_METHOD = h("TLS_client_method", f(ADDRESS));
     static final MethodHandle SSL_CTX_NEW = h("SSL_CTX_new", f(ADDRESS, ADDRESS));

@@ -14,7 +14,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.ref.Cleaner;
-import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -37,7 +36,6 @@ import javax.net.ssl.SSLSessionContext;
 public final class OpenSslServerContext implements OpenSslEngine.Owner {
   private static final Cleaner CLEANER = Cleaner.create();
   private static final int SSL_AD_HANDSHAKE_FAILURE = 40;
-  private static final byte[] SESSION_ID_CONTEXT = "sluice".getBytes(StandardCharsets.US_ASCII);
 
   /** One certificate's context. */
   private record Certificate(MemorySegment ctx, KeyMaterial key) {}
@@ -46,14 +44,20 @@ public final class OpenSslServerContext implements OpenSslEngine.Owner {
   private final Certificate fallback;
   private final Map<String, Certificate> byName;
   private final byte[] alpn;
+  private final TicketKeys ticketKeys;
   private final OpenSslSessionContext sessions;
 
   private OpenSslServerContext(
-      Certificate initial, Certificate fallback, Map<String, Certificate> byName, byte[] alpn) {
+      Certificate initial,
+      Certificate fallback,
+      Map<String, Certificate> byName,
+      byte[] alpn,
+      TicketKeys ticketKeys) {
     this.initial = initial;
     this.fallback = fallback;
     this.byName = byName;
     this.alpn = alpn;
+    this.ticketKeys = ticketKeys;
     this.sessions = new OpenSslSessionContext(initial.ctx(), this);
   }
 
@@ -71,19 +75,25 @@ public final class OpenSslServerContext implements OpenSslEngine.Owner {
     if (config.ocspStapling()) {
       throw new GeneralSecurityException("OCSP stapling is not available on the OpenSSL engine");
     }
+    TicketKeys ticketKeys =
+        config.sessionTicketKeys() == null ? null : TicketKeys.load(config.sessionTicketKeys());
+    byte[] sessionContext = sessionContext(config);
     Map<KeyMaterial, Certificate> contexts = new IdentityHashMap<>();
     List<MemorySegment> made = new ArrayList<>();
     try {
       Certificate fallback =
-          config.defaultKey() == null ? null : context(config, config.defaultKey(), contexts, made);
+          config.defaultKey() == null
+              ? null
+              : context(config, config.defaultKey(), ticketKeys, sessionContext, contexts, made);
       Map<String, Certificate> byName = new LinkedHashMap<>();
       for (Map.Entry<String, KeyMaterial> e : config.keysByServerName().entrySet()) {
-        byName.put(e.getKey(), context(config, e.getValue(), contexts, made));
+        byName.put(
+            e.getKey(), context(config, e.getValue(), ticketKeys, sessionContext, contexts, made));
       }
       Certificate initial = fallback != null ? fallback : byName.values().iterator().next();
       byte[] alpn = ContextSetup.alpnWire(config.applicationProtocols());
       OpenSslServerContext server =
-          new OpenSslServerContext(initial, fallback, Map.copyOf(byName), alpn);
+          new OpenSslServerContext(initial, fallback, Map.copyOf(byName), alpn, ticketKeys);
       List<MemorySegment> owned = List.copyOf(made);
       CLEANER.register(server, () -> owned.forEach(ContextSetup::free));
       return server;
@@ -96,6 +106,8 @@ public final class OpenSslServerContext implements OpenSslEngine.Owner {
   private static Certificate context(
       TlsServerConfig config,
       KeyMaterial key,
+      TicketKeys ticketKeys,
+      byte[] sessionContext,
       Map<KeyMaterial, Certificate> contexts,
       List<MemorySegment> made)
       throws GeneralSecurityException {
@@ -119,9 +131,7 @@ public final class OpenSslServerContext implements OpenSslEngine.Owner {
       OpenSsl.check(
           (int)
               OpenSsl.Lib.SSL_CTX_SET_SESSION_ID_CONTEXT.invokeExact(
-                  ctx,
-                  arena.allocateFrom(JAVA_BYTE, SESSION_ID_CONTEXT),
-                  SESSION_ID_CONTEXT.length),
+                  ctx, arena.allocateFrom(JAVA_BYTE, sessionContext), sessionContext.length),
           "cannot set the session id context");
       long ignored =
           (long)
@@ -135,9 +145,33 @@ public final class OpenSslServerContext implements OpenSslEngine.Owner {
     } catch (Throwable e) {
       throw OpenSsl.rethrow(e);
     }
+    if (ticketKeys != null) {
+      ticketKeys.install(ctx);
+    }
     Certificate certificate = new Certificate(ctx, key);
     contexts.put(key, certificate);
     return certificate;
+  }
+
+  /**
+   * The session id context of every certificate's SSL_CTX: a digest of all the certificates. A
+   * session (or ticket) resumes only where it matches, so one made before the certificates changed
+   * does not resume after, even under ticket keys shared through a file; and the same on every
+   * context of one server, whichever certificate SNI moved a connection to.
+   */
+  private static byte[] sessionContext(TlsServerConfig config) throws GeneralSecurityException {
+    java.security.MessageDigest digest = java.security.MessageDigest.getInstance("SHA-256");
+    List<KeyMaterial> keys = new ArrayList<>();
+    if (config.defaultKey() != null) {
+      keys.add(config.defaultKey());
+    }
+    keys.addAll(config.keysByServerName().values());
+    for (KeyMaterial key : keys) {
+      for (java.security.cert.X509Certificate certificate : key.chain()) {
+        digest.update(certificate.getEncoded());
+      }
+    }
+    return digest.digest(); // 32 bytes: SSL_MAX_SID_CTX_LENGTH
   }
 
   /** A server engine for a connection from {@code peerHost}. */
@@ -149,6 +183,11 @@ public final class OpenSslServerContext implements OpenSslEngine.Owner {
         peerHost,
         peerPort,
         fallback == null ? List.of() : fallback.key().chain());
+  }
+
+  /** The ticket keys from the configured file, or null for OpenSSL's own. */
+  TicketKeys ticketKeys() {
+    return ticketKeys;
   }
 
   /** The session cache and its settings (of the starting context, which keeps every session). */

@@ -493,6 +493,7 @@ public final class ConfigReader {
           "groups",
           "ocsp",
           "sessionCache",
+          "sessionTickets",
           "engine");
 
   private ListenerTls listenerTls(YamlNode node) {
@@ -559,8 +560,23 @@ public final class ConfigReader {
         f.containsKey("sessionCache")
             ? sessionCache(f.get("sessionCache"))
             : ListenerTls.SessionCache.DEFAULT;
+    Path ticketKeys =
+        f.containsKey("sessionTickets") ? ticketKeyFile(f.get("sessionTickets")) : null;
     TlsEngineKind engine =
-        f.containsKey("engine") ? tlsEngine(f.get("engine"), staple) : TlsEngineKind.defaultKind();
+        f.containsKey("engine")
+            ? tlsEngine(f.get("engine"), staple, ticketKeys != null)
+            : TlsEngineKind.defaultKind();
+    if (ticketKeys != null && engine != TlsEngineKind.JDK) {
+      String reason = TlsEngineKind.openSslUnavailableReason();
+      if (reason != null) {
+        f.get("sessionTickets")
+            .problem(
+                "a ticket key file needs the OpenSSL engine, which cannot run here: " + reason);
+      } else if (staple) {
+        f.get("sessionTickets")
+            .problem("a ticket key file needs the OpenSSL engine, which cannot staple OCSP");
+      }
+    }
     return new ListenerTls.Terminate(
         certificates,
         alpn,
@@ -571,12 +587,34 @@ public final class ConfigReader {
         ciphers,
         staple,
         sessionCache,
-        engine);
+        engine,
+        ticketKeys);
+  }
+
+  /** {@code sessionTickets: {keyFile: FILE}}: the file must hold valid keys now. */
+  private Path ticketKeyFile(YamlNode node) {
+    Map<String, YamlNode> f = node.fields("keyFile");
+    YamlNode keyFile = require(node, f, "keyFile");
+    if (keyFile == null) {
+      return null;
+    }
+    Path file = readableFile(keyFile);
+    if (file != null) {
+      try {
+        dev.sluice.tls.TlsServerConfig.checkSessionTicketKeys(file);
+      } catch (java.security.GeneralSecurityException e) {
+        keyFile.problem(e.getMessage());
+      }
+    }
+    return file;
   }
 
   /** {@code engine: auto | openssl | jdk}: openssl must load here and cannot staple OCSP. */
-  private TlsEngineKind tlsEngine(YamlNode node, boolean staple) {
+  private TlsEngineKind tlsEngine(YamlNode node, boolean staple, boolean ticketKeys) {
     TlsEngineKind engine = choice(node, TlsEngineKind.class, TlsEngineKind.AUTO);
+    if (engine == TlsEngineKind.JDK && ticketKeys) {
+      node.problem("sessionTickets.keyFile needs the OpenSSL engine: use auto or openssl");
+    }
     if (engine == TlsEngineKind.OPENSSL) {
       String reason = TlsEngineKind.openSslUnavailableReason();
       if (reason != null) {

@@ -17,6 +17,8 @@ public sealed interface ListenerTls {
    * @param sessionCache how many sessions are kept for resumption, and how long
    * @param engine the TLS engine: auto (OpenSSL when it loads and OCSP stapling is off), openssl,
    *     jdk
+   * @param ticketKeyFile session-ticket keys in HAProxy's tls-ticket-keys format (OpenSSL), or null
+   *     for the engine's own
    */
   record Terminate(
       List<Certificate> certificates,
@@ -28,7 +30,8 @@ public sealed interface ListenerTls {
       dev.sluice.tls.CipherPolicy ciphers,
       boolean ocspStaple,
       SessionCache sessionCache,
-      dev.sluice.tls.TlsEngineKind engine)
+      dev.sluice.tls.TlsEngineKind engine,
+      Path ticketKeyFile)
       implements ListenerTls {
     public Terminate {
       certificates = List.copyOf(certificates);
@@ -56,7 +59,8 @@ public sealed interface ListenerTls {
           dev.sluice.tls.CipherPolicy.DEFAULT,
           false,
           SessionCache.DEFAULT,
-          dev.sluice.tls.TlsEngineKind.defaultKind());
+          dev.sluice.tls.TlsEngineKind.defaultKind(),
+          null);
     }
   }
 

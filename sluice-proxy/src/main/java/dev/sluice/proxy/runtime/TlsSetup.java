@@ -53,7 +53,8 @@ final class TlsSetup {
               .withHandshakeTimeout(handshakeTimeout)
               .withCiphers(tls.ciphers())
               .withOcspStapling(tls.ocspStaple())
-              .withEngine(tls.engine());
+              .withEngine(tls.engine())
+              .withSessionTicketKeys(tls.ticketKeyFile());
       if (tls.profile() == TlsProfile.OLD) {
         warnWhatOldLacks(path);
       }
