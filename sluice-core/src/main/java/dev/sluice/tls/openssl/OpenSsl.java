@@ -59,6 +59,15 @@ public final class OpenSsl {
   static final int BIO_FLAGS_READ = 0x01;
   static final int BIO_FLAGS_SHOULD_RETRY = 0x08;
 
+  /**
+   * The libraries loaded (a name the dynamic linker looks up, or a path): another OpenSSL 3 build
+   * with {@code -Dsluice.tls.openssl.libssl=PATH -Dsluice.tls.openssl.libcrypto=PATH}.
+   */
+  static final String LIBSSL = System.getProperty("sluice.tls.openssl.libssl", "libssl.so.3");
+
+  static final String LIBCRYPTO =
+      System.getProperty("sluice.tls.openssl.libcrypto", "libcrypto.so.3");
+
   private static volatile String unavailable;
   private static volatile boolean checked;
 
@@ -92,15 +101,15 @@ public final class OpenSsl {
     try {
       long version = Lib.versionNumber();
       if (version >>> 28 != 3) {
-        return "libssl.so.3 is OpenSSL version " + Long.toHexString(version) + ", not 3";
+        return LIBSSL + " is OpenSSL version " + Long.toHexString(version) + ", not 3";
       }
       CallbackBio.method(); // links the upcalls too
       return null;
     } catch (ExceptionInInitializerError e) {
       Throwable cause = e.getCause() == null ? e : e.getCause();
-      return "cannot load libssl.so.3: " + cause.getMessage();
+      return "cannot load " + LIBSSL + ": " + cause.getMessage();
     } catch (Throwable e) {
-      return "cannot load libssl.so.3: " + e;
+      return "cannot load " + LIBSSL + ": " + e;
     }
   }
 
@@ -113,8 +122,8 @@ public final class OpenSsl {
   static final class Lib {
     private static final Linker LINKER = Linker.nativeLinker();
     private static final SymbolLookup SYMBOLS =
-        SymbolLookup.libraryLookup("libssl.so.3", Arena.global())
-            .or(SymbolLookup.libraryLookup("libcrypto.so.3", Arena.global()));
+        SymbolLookup.libraryLookup(LIBSSL, Arena.global())
+            .or(SymbolLookup.libraryLookup(LIBCRYPTO, Arena.global()));
 
     private Lib() {}
 
