@@ -45,6 +45,9 @@ class TicketKeyFileTest {
   @Test
   void ticketsResumeAcrossSighupAnUpgradeAndARotationButNotACertificateChange() throws Exception {
     assumeThat(TlsEngineKind.openSslUnavailableReason()).as("OpenSSL engine only").isNull();
+    assumeThat(TlsEngineKind.defaultKind())
+        .as("a key file needs OpenSSL: not with the JDK as the default engine")
+        .isNotEqualTo(TlsEngineKind.JDK);
     TestPki pki = TestPki.get();
     int port = freePort();
     InetSocketAddress front = new InetSocketAddress("127.0.0.1", port);
