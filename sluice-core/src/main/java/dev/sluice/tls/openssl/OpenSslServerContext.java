@@ -154,10 +154,13 @@ public final class OpenSslServerContext implements OpenSslEngine.Owner {
   }
 
   /**
-   * The session id context of every certificate's SSL_CTX: a digest of all the certificates. A
-   * session (or ticket) resumes only where it matches, so one made before the certificates changed
-   * does not resume after, even under ticket keys shared through a file; and the same on every
-   * context of one server, whichever certificate SNI moved a connection to.
+   * The session id context of every certificate's SSL_CTX: a digest of everything that decides
+   * whether a session is acceptable here (the certificates, the client-auth mode and its CAs, the
+   * protocols, suites and groups). A session (or ticket) resumes only where it matches, so under
+   * ticket keys shared through a file one made on a listener without client auth does not resume on
+   * one that requires a certificate, nor one made before a change of certificates or cipher policy
+   * after it; and it is the same on every context of one server, whichever certificate SNI moved a
+   * connection to.
    */
   private static byte[] sessionContext(TlsServerConfig config) throws GeneralSecurityException {
     java.security.MessageDigest digest = java.security.MessageDigest.getInstance("SHA-256");
@@ -167,11 +170,32 @@ public final class OpenSslServerContext implements OpenSslEngine.Owner {
     }
     keys.addAll(config.keysByServerName().values());
     for (KeyMaterial key : keys) {
+      digestPart(digest, "chain");
       for (java.security.cert.X509Certificate certificate : key.chain()) {
-        digest.update(certificate.getEncoded());
+        digestPart(digest, certificate.getEncoded());
       }
     }
+    digestPart(digest, "clientAuth " + config.clientAuth());
+    if (config.clientAuth() != ClientAuth.NONE && config.clientTrust() != null) {
+      for (java.security.cert.X509Certificate ca : config.clientTrust().authorities()) {
+        digestPart(digest, ca.getEncoded());
+      }
+    }
+    digestPart(digest, "protocols " + config.protocols());
+    digestPart(digest, "tls12 " + config.ciphers().tls12Suites());
+    digestPart(digest, "tls13 " + config.ciphers().tls13Suites());
+    digestPart(digest, "groups " + config.ciphers().groups());
     return digest.digest(); // 32 bytes: SSL_MAX_SID_CTX_LENGTH
+  }
+
+  /** One length-prefixed part, so that no two different settings digest alike. */
+  private static void digestPart(java.security.MessageDigest digest, byte[] part) {
+    digest.update(java.nio.ByteBuffer.allocate(4).putInt(part.length).array());
+    digest.update(part);
+  }
+
+  private static void digestPart(java.security.MessageDigest digest, String part) {
+    digestPart(digest, part.getBytes(java.nio.charset.StandardCharsets.UTF_8));
   }
 
   /** A server engine for a connection from {@code peerHost}. */

@@ -121,6 +121,56 @@ class TicketKeyFileTest {
     }
   }
 
+  @Test
+  void aSessionFromAListenerWithoutClientAuthDoesNotResumeOnOneThatRequiresIt() throws Exception {
+    assumeThat(TlsEngineKind.openSslUnavailableReason()).as("OpenSSL engine only").isNull();
+    assumeThat(TlsEngineKind.defaultKind())
+        .as("a key file needs OpenSSL: not with the JDK as the default engine")
+        .isNotEqualTo(TlsEngineKind.JDK);
+    TestPki pki = TestPki.get();
+    int open = freePort();
+    int twin = freePort();
+    int mtls = freePort();
+    Path keys = dir.resolve("ticket-keys");
+    Files.writeString(keys, key() + key() + key());
+    String tls =
+        "certificates: [{cert: \"%s\", key: \"%s\"}], sessionTickets: {keyFile: \"%s\"}"
+            .formatted(pki.serverCert, pki.serverKey, keys);
+    try (OpensslSession.LineEcho upstream = new OpensslSession.LineEcho()) {
+      Path file = dir.resolve("sluice.yaml");
+      Files.writeString(
+          file,
+          """
+          listeners:
+            - {name: open, address: 127.0.0.1:%d, cluster: c0, tls: {%s}}
+            - {name: twin, address: 127.0.0.1:%d, cluster: c0, tls: {%s}}
+            - name: mtls
+              address: 127.0.0.1:%d
+              cluster: c0
+              tls: {%s, clientAuth: required, clientCa: "%s"}
+          clusters:
+            - {name: c0, upstreams: [{address: "%s"}]}
+          timeouts: {drain: 2s}
+          """
+              .formatted(open, tls, twin, tls, mtls, tls, pki.caCert, upstream.address()));
+      try (ChildProxy proxy = ChildProxy.run(file)) {
+        for (String protocol : List.of("-tls1_3", "-tls1_2")) {
+          OpensslSession client = new OpensslSession(dir.resolve("s" + protocol), protocol, true);
+          assertThat(client.first(new InetSocketAddress("127.0.0.1", open)).reused()).isFalse();
+          // The keys are shared: a listener with the same settings takes the ticket.
+          assertThat(client.again(new InetSocketAddress("127.0.0.1", twin)).reused())
+              .as(protocol + " on a listener with the same settings")
+              .isTrue();
+          String output = client.attemptAgain(new InetSocketAddress("127.0.0.1", mtls));
+          assertThat(output)
+              .as(protocol + " on the mTLS listener; proxy:\n" + proxy.output())
+              .doesNotContain("Reused, TLS")
+              .doesNotContain("ping");
+        }
+      }
+    }
+  }
+
   private static long reloads(ChildProxy child) {
     return child.output().stream().filter(line -> line.contains("configuration reloaded")).count();
   }
