@@ -39,13 +39,13 @@ public final class TlsClient {
 
   /**
    * Builds the client's TLS context, on the engine the configuration asks for ({@link
-   * TlsEngineKind#AUTO}: OpenSSL when it loads, else the JDK).
+   * TlsEngineKind#AUTO}: the JDK; OpenSSL only when asked for).
    *
    * @throws GeneralSecurityException when the engine rejects the configuration, or OpenSSL is asked
    *     for and cannot run
    */
   public static TlsClient create(TlsClientConfig config) throws GeneralSecurityException {
-    if (config.engine().resolve(false) == TlsEngineKind.OPENSSL) {
+    if (config.engine().resolveForClient() == TlsEngineKind.OPENSSL) {
       TlsClient client = new TlsClient(config, null, OpenSslClientContext.create(config));
       try {
         SSLEngine probe = client.newEngine("localhost", 443, "localhost");

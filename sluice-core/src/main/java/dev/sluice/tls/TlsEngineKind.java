@@ -9,7 +9,11 @@ import java.util.Locale;
  * libssl 3 reached through java.lang.foreign (no JNI, nothing compiled; needs native access).
  */
 public enum TlsEngineKind {
-  /** OpenSSL when libssl.so.3 loads in this JVM (and the settings allow it), else the JDK. */
+  /**
+   * For a server, OpenSSL when libssl.so.3 loads in this JVM (and the settings allow it), else the
+   * JDK; for a client always the JDK (OpenSSL's client here resumes no sessions and, without a CA,
+   * would trust the system's default paths instead of the JVM's cacerts).
+   */
   AUTO,
   /** OpenSSL's libssl 3; an error where it cannot load. */
   OPENSSL,
@@ -78,7 +82,16 @@ public enum TlsEngineKind {
   }
 
   /**
-   * The engine to run: {@link #JDK} or {@link #OPENSSL}.
+   * The engine a client runs: {@link #AUTO} is the JDK, {@link #OPENSSL} only when asked for.
+   *
+   * @throws GeneralSecurityException when OpenSSL is asked for and cannot run
+   */
+  TlsEngineKind resolveForClient() throws GeneralSecurityException {
+    return this == AUTO ? JDK : resolve(false);
+  }
+
+  /**
+   * The engine a server runs: {@link #JDK} or {@link #OPENSSL}.
    *
    * @param ocspStapling whether the server staples OCSP responses (the JDK engine only)
    * @throws GeneralSecurityException when OpenSSL is asked for and cannot run these settings

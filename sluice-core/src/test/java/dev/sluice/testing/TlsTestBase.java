@@ -61,6 +61,17 @@ public abstract class TlsTestBase {
     return kind == TlsEngineKind.AUTO ? TlsEngineKind.autoChoice() : kind;
   }
 
+  /** The engine the tests' clients run on: auto is the JDK for a client. */
+  protected static TlsEngineKind clientEngine() {
+    TlsEngineKind kind = TlsEngineKind.defaultKind();
+    return kind == TlsEngineKind.AUTO ? TlsEngineKind.JDK : kind;
+  }
+
+  /** What the client engine under test says of a failure, worded per engine. */
+  protected static String clientEngineSays(String jdk, String openssl) {
+    return clientEngine() == TlsEngineKind.JDK ? jdk : openssl;
+  }
+
   /** What the engine under test says of a failure, where the two engines word it differently. */
   protected static String engineSays(String jdk, String openssl) {
     return engine() == TlsEngineKind.JDK ? jdk : openssl;

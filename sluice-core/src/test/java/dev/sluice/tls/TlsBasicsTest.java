@@ -96,6 +96,17 @@ class TlsBasicsTest extends TlsTestBase {
   }
 
   @Test
+  void autoRunsAClientOnTheJdkAndOpenSslOnlyWhenAskedFor() throws Exception {
+    TlsClientConfig config = TlsClientConfig.trusting(TrustMaterial.fromPem(pki.caCert));
+    assertThat(TlsClient.create(config.withEngine(TlsEngineKind.AUTO)).engine())
+        .isEqualTo(TlsEngineKind.JDK);
+    if (TlsEngineKind.openSslUnavailableReason() == null) {
+      assertThat(TlsClient.create(config.withEngine(TlsEngineKind.OPENSSL)).engine())
+          .isEqualTo(TlsEngineKind.OPENSSL);
+    }
+  }
+
+  @Test
   void refusedConnectFailsTheFutureWithAConnectException() throws Exception {
     EventLoopGroup group = group();
     int port;

@@ -154,7 +154,7 @@ class TlsFeaturesTest extends TlsTestBase {
         .cause()
         .isInstanceOf(TlsHandshakeException.class)
         .hasMessageContaining(
-            engineSays("certification path", "unable to get local issuer certificate"));
+            clientEngineSays("certification path", "unable to get local issuer certificate"));
   }
 
   @ParameterizedTest

@@ -24,8 +24,9 @@ public final class Version {
   public static final String TRANSPORT = "nio";
 
   /**
-   * The TLS engine a listener or upstream left on {@code engine: auto} runs: OpenSSL when
-   * libssl.so.3 loads in this JVM, else the JDK's SSLEngine (SunJSSE); with why, or which OpenSSL.
+   * The TLS engine a listener left on {@code engine: auto} runs (upstream TLS runs on the JDK):
+   * OpenSSL when libssl.so.3 loads in this JVM, else the JDK's SSLEngine (SunJSSE); with why, or
+   * which OpenSSL.
    */
   public static String tlsEngine() {
     String reason = dev.sluice.tls.TlsEngineKind.openSslUnavailableReason();
