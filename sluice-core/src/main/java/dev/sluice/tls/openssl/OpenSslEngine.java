@@ -21,6 +21,7 @@ import javax.net.ssl.SSLEngineResult;
 import javax.net.ssl.SSLEngineResult.HandshakeStatus;
 import javax.net.ssl.SSLEngineResult.Status;
 import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.SSLSession;
 
 /**
@@ -437,8 +438,15 @@ public final class OpenSslEngine extends SSLEngine implements CallbackBio.Io {
       resumedSessionMillis = resumedSessionMillis(ssl);
     }
     if (r == 1) {
+      OpenSslSession made;
+      try {
+        made = snapshot(ssl); // before handshakeDone: a failure here fails the handshake
+      } catch (SSLException e) {
+        fatal = true;
+        throw e;
+      }
       handshakeDone = true;
-      session = snapshot(ssl);
+      session = made;
       return HandshakeStatus.FINISHED;
     }
     int error = sslError(ssl, r);
@@ -594,7 +602,13 @@ public final class OpenSslEngine extends SSLEngine implements CallbackBio.Io {
 
   // ---- the session, copied out at the end of the handshake ----
 
-  private OpenSslSession snapshot(MemorySegment ssl) {
+  /**
+   * The finished handshake's session, as Java sees it.
+   *
+   * @throws SSLHandshakeException when a certificate cannot be read into Java (one OpenSSL took but
+   *     the JDK's CertificateFactory refuses, or that OpenSSL cannot encode)
+   */
+  private OpenSslSession snapshot(MemorySegment ssl) throws SSLHandshakeException {
     try (Arena arena = Arena.ofConfined()) {
       String protocol =
           OpenSsl.string((MemorySegment) OpenSsl.Lib.SSL_GET_VERSION.invokeExact(ssl));
@@ -646,8 +660,11 @@ public final class OpenSslEngine extends SSLEngine implements CallbackBio.Io {
           created,
           getPeerHost(),
           getPeerPort());
-    } catch (SSLException e) {
-      throw new IllegalStateException(e);
+    } catch (SSLException | RuntimeException e) {
+      SSLHandshakeException failure =
+          new SSLHandshakeException("cannot take the peer's session: " + e.getMessage());
+      failure.initCause(e);
+      throw failure;
     } catch (Throwable e) {
       throw OpenSsl.rethrow(e);
     }
@@ -679,6 +696,9 @@ public final class OpenSslEngine extends SSLEngine implements CallbackBio.Io {
 
   private static X509Certificate toJava(MemorySegment x509) throws Throwable {
     int length = (int) OpenSsl.Lib.I2D_X509.invokeExact(x509, MemorySegment.NULL);
+    if (length <= 0) {
+      throw new SSLException("cannot encode a peer certificate");
+    }
     try (Arena arena = Arena.ofConfined()) {
       MemorySegment der = arena.allocate(length);
       MemorySegment cursor = arena.allocate(ADDRESS);
