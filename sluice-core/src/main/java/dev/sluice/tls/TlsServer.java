@@ -50,9 +50,12 @@ public final class TlsServer {
     this.openssl = openssl;
   }
 
+  private static final System.Logger LOG = System.getLogger("dev.sluice.tls");
+
   /**
    * Builds the server's TLS context, on the engine the configuration asks for ({@link
-   * TlsEngineKind#AUTO}: OpenSSL when it loads and OCSP stapling is off, else the JDK).
+   * TlsEngineKind#AUTO}: OpenSSL when it loads, OCSP stapling is off and OpenSSL takes the
+   * settings, else the JDK, logged with OpenSSL's reason).
    *
    * @throws GeneralSecurityException when the engine rejects the configuration (an unknown
    *     protocol...), or OpenSSL is asked for and cannot run
@@ -60,7 +63,19 @@ public final class TlsServer {
   public static TlsServer create(TlsServerConfig config) throws GeneralSecurityException {
     if (config.engine().resolve(config.ocspStapling(), config.sessionTicketKeys() != null)
         == TlsEngineKind.OPENSSL) {
-      return new TlsServer(config, null, null, OpenSslServerContext.create(config));
+      try {
+        return new TlsServer(config, null, null, OpenSslServerContext.create(config));
+      } catch (GeneralSecurityException refused) {
+        // Under auto, a setting OpenSSL's policy refuses (a 1024-bit RSA key or a SHA-1 chain
+        // under Debian's SECLEVEL=2) that the JDK takes runs on the JDK; a key file needs OpenSSL.
+        if (config.engine() != TlsEngineKind.AUTO || config.sessionTicketKeys() != null) {
+          throw refused;
+        }
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "TLS engine auto: jdk for this server, OpenSSL refused its settings: {0}",
+            refused.getMessage());
+      }
     }
     SSLContext context = OcspStapling.newContext(config.ocspStapling());
     context.init(
