@@ -131,6 +131,27 @@ class TlsBadInputTest extends TlsTestBase {
     return new RawTlsPeer(listener.localAddress(), pki.caTrust(), protocol);
   }
 
+  /**
+   * Input whose first header is not a TLS record's but asks for more: an unknown content type with
+   * a valid version whose "body" is a plausible header of a 16 KiB record, and an SSLv2-style
+   * hello. Refused at once, not after waiting for bytes that would never make a record.
+   */
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "1903030005" + "1603034000",
+        "801c01030300030000001000002f" + "000102030405060708090a0b0c0d0e0f"
+      })
+  void headerThatIsNotARecordButAsksForMore(String hex) throws Exception {
+    start(serverConfig());
+    try (Socket socket = rawSocket()) {
+      socket.getOutputStream().write(java.util.HexFormat.of().parseHex(hex));
+      expectHandshakeFailure(nextAccepted(), Kind.HANDSHAKE_FAILED);
+      awaitServerClose(socket);
+    }
+    assertBystanderUndisturbed();
+  }
+
   @Test
   void garbageInsteadOfAClientHello() throws Exception {
     start(serverConfig());

@@ -348,7 +348,8 @@ public final class OpenSslEngine extends SSLEngine implements CallbackBio.Io {
         type >= CHANGE_CIPHER_SPEC && type <= APPLICATION_DATA && src.get(start + 1) == 3;
     // Not a record, or too long to be one: show OpenSSL the header alone, so it fails now (with
     // its alert) rather than after we waited for a body that will never be valid.
-    int record = plausible && body <= MAX_RECORD_BODY ? RECORD_HEADER + body : RECORD_HEADER;
+    boolean headerOnly = !plausible || body > MAX_RECORD_BODY;
+    int record = headerOnly ? RECORD_HEADER : RECORD_HEADER + body;
     if (src.remaining() < record) {
       return result(Status.BUFFER_UNDERFLOW, 0, 0, null);
     }
@@ -366,6 +367,7 @@ public final class OpenSslEngine extends SSLEngine implements CallbackBio.Io {
     try {
       if (!handshakeDone) {
         HandshakeStatus step = handshakeStep(ssl);
+        notARecord(headerOnly);
         return result(
             Status.OK, (int) inputRead, 0, step == HandshakeStatus.FINISHED ? step : null);
       }
@@ -377,10 +379,25 @@ public final class OpenSslEngine extends SSLEngine implements CallbackBio.Io {
         fatal = true;
         throw new SSLException("client-initiated renegotiation refused");
       }
-      return readPlaintext(ssl, dst);
+      SSLEngineResult plaintext = readPlaintext(ssl, dst);
+      notARecord(headerOnly);
+      return plaintext;
     } finally {
       src.position(start + (int) inputRead);
       input = null;
+    }
+  }
+
+  /**
+   * Fails a header-only feed OpenSSL did not fail itself: it asks for more (an SSLv2-style hello,
+   * an unknown record type with a plausible length), and feeding it more would frame records
+   * differently from this engine, so that a crafted header could stall the connection.
+   */
+  private void notARecord(boolean headerOnly) throws SSLException {
+    if (headerOnly) {
+      fatal = true;
+      OpenSsl.clearErrors();
+      throw new SSLException(refusal != null ? refusal : "not a TLS record");
     }
   }
 
