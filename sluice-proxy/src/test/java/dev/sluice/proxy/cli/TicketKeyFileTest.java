@@ -93,6 +93,13 @@ class TicketKeyFileTest {
                 .as(client.protocol() + " in a new process sharing the key file")
                 .isTrue();
           }
+          // Tickets made before any rotation, under the file's penultimate key (the second).
+          List<OpensslSession> unrotated = new java.util.ArrayList<>();
+          for (OpensslSession client : clients) {
+            Path copy = dir.resolve("unrotated" + client.protocol());
+            Files.copy(client.file(), copy);
+            unrotated.add(new OpensslSession(copy, client.protocol(), true));
+          }
           // Rotated: a new key appended, so the one that encrypted these tickets only decrypts.
           Files.writeString(keys, Files.readString(keys) + key());
           next.signal("HUP");
@@ -101,6 +108,18 @@ class TicketKeyFileTest {
             assertThat(client.again(front).reused())
                 .as(client.protocol() + " after a rotation")
                 .isTrue();
+          }
+          // Rotated again: the second key has left the last three, so its tickets no longer resume
+          // (they would if the last key encrypted, since the third would then have).
+          Files.writeString(keys, Files.readString(keys) + key());
+          long rotated = reloads(next);
+          next.signal("HUP");
+          dev.sluice.testing.Await.until(
+              () -> reloads(next) > rotated, () -> "a second rotation:\n" + next.output());
+          for (OpensslSession stale : unrotated) {
+            assertThat(stale.again(front).reused())
+                .as(stale.protocol() + " ticket of a key rotated out")
+                .isFalse();
           }
           // Another certificate at the same paths: the same keys, but no session resumes.
           Files.copy(pki.otherCert, cert, StandardCopyOption.REPLACE_EXISTING);
