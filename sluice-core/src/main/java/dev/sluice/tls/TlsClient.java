@@ -4,6 +4,7 @@ import dev.sluice.net.ConnectionHandler;
 import dev.sluice.net.EventLoop;
 import dev.sluice.net.EventLoopGroup;
 import dev.sluice.net.SocketOptions;
+import dev.sluice.tls.openssl.OpenSslClientContext;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.security.GeneralSecurityException;
@@ -28,18 +29,32 @@ import javax.net.ssl.SSLParameters;
 public final class TlsClient {
   private final TlsClientConfig config;
   private final SSLContext context;
+  private final OpenSslClientContext openssl;
 
-  private TlsClient(TlsClientConfig config, SSLContext context) {
+  private TlsClient(TlsClientConfig config, SSLContext context, OpenSslClientContext openssl) {
     this.config = config;
     this.context = context;
+    this.openssl = openssl;
   }
 
   /**
-   * Builds the client's TLS context.
+   * Builds the client's TLS context, on the engine the configuration asks for ({@link
+   * TlsEngineKind#AUTO}: the JDK; OpenSSL only when asked for).
    *
-   * @throws GeneralSecurityException when the JDK rejects the configuration
+   * @throws GeneralSecurityException when the engine rejects the configuration, or OpenSSL is asked
+   *     for and cannot run
    */
   public static TlsClient create(TlsClientConfig config) throws GeneralSecurityException {
+    if (config.engine().resolveForClient() == TlsEngineKind.OPENSSL) {
+      TlsClient client = new TlsClient(config, null, OpenSslClientContext.create(config));
+      try {
+        SSLEngine probe = client.newEngine("localhost", 443, "localhost");
+        ((dev.sluice.tls.openssl.OpenSslEngine) probe).free();
+      } catch (SSLException e) {
+        throw new GeneralSecurityException(e.getMessage(), e);
+      }
+      return client;
+    }
     SSLContext context = SSLContext.getInstance("TLS");
     context.init(
         config.clientKey() == null
@@ -47,7 +62,7 @@ public final class TlsClient {
             : new KeyManager[] {KeyManagers.forClient(config.clientKey())},
         config.trust() == null ? null : config.trust().trustManagers(),
         null);
-    TlsClient client = new TlsClient(config, context);
+    TlsClient client = new TlsClient(config, context, null);
     JdkCiphers.apply(
         config.ciphers(),
         config.protocols(),
@@ -64,6 +79,11 @@ public final class TlsClient {
   /** The configuration this client was built from. */
   public TlsClientConfig config() {
     return config;
+  }
+
+  /** The engine this client runs: {@link TlsEngineKind#JDK} or {@link TlsEngineKind#OPENSSL}. */
+  public TlsEngineKind engine() {
+    return openssl != null ? TlsEngineKind.OPENSSL : TlsEngineKind.JDK;
   }
 
   /**
@@ -134,6 +154,9 @@ public final class TlsClient {
 
   private SSLEngine newEngine(String host, int port, String explicitServerName)
       throws SSLException {
+    if (openssl != null) {
+      return openssl.newEngine(host, port, explicitServerName);
+    }
     SSLEngine engine =
         host == null ? context.createSSLEngine() : context.createSSLEngine(host, port);
     engine.setUseClientMode(true);

@@ -19,6 +19,7 @@ import java.util.List;
  *     Timeouts#NONE} for no limit)
  * @param ciphers the suites and groups to offer ({@link CipherPolicy#DEFAULT}: what a default
  *     server accepts, no more)
+ * @param engine the TLS implementation ({@link TlsEngineKind#defaultKind()} unless set)
  */
 public record TlsClientConfig(
     TrustMaterial trust,
@@ -28,7 +29,8 @@ public record TlsClientConfig(
     List<String> protocols,
     List<String> applicationProtocols,
     Duration handshakeTimeout,
-    CipherPolicy ciphers) {
+    CipherPolicy ciphers,
+    TlsEngineKind engine) {
 
   public TlsClientConfig {
     if (protocols.isEmpty()) {
@@ -38,6 +40,7 @@ public record TlsClientConfig(
     applicationProtocols = List.copyOf(applicationProtocols);
     Timeouts.check("handshakeTimeout", handshakeTimeout);
     java.util.Objects.requireNonNull(ciphers, "ciphers");
+    java.util.Objects.requireNonNull(engine, "engine");
   }
 
   /** A client trusting {@code trust}, verifying host names, TLS 1.3 and 1.2, no ALPN. */
@@ -50,7 +53,8 @@ public record TlsClientConfig(
         TlsServerConfig.DEFAULT_PROTOCOLS,
         List.of(),
         TlsServerConfig.DEFAULT_HANDSHAKE_TIMEOUT,
-        CipherPolicy.DEFAULT);
+        CipherPolicy.DEFAULT,
+        TlsEngineKind.defaultKind());
   }
 
   /** A client trusting the JDK's default authorities. */
@@ -68,7 +72,8 @@ public record TlsClientConfig(
         protocols,
         applicationProtocols,
         handshakeTimeout,
-        ciphers);
+        ciphers,
+        engine);
   }
 
   /** With the server name to send (SNI) and verify. */
@@ -81,7 +86,8 @@ public record TlsClientConfig(
         protocols,
         applicationProtocols,
         handshakeTimeout,
-        ciphers);
+        ciphers,
+        engine);
   }
 
   /** With host-name verification on or off (the certificate chain is always verified). */
@@ -94,7 +100,8 @@ public record TlsClientConfig(
         protocols,
         applicationProtocols,
         handshakeTimeout,
-        ciphers);
+        ciphers,
+        engine);
   }
 
   /** With only these protocol versions enabled. */
@@ -107,7 +114,8 @@ public record TlsClientConfig(
         List.of(enabled),
         applicationProtocols,
         handshakeTimeout,
-        ciphers);
+        ciphers,
+        engine);
   }
 
   /** With these ALPN protocols offered. */
@@ -120,7 +128,8 @@ public record TlsClientConfig(
         protocols,
         List.of(alpn),
         handshakeTimeout,
-        ciphers);
+        ciphers,
+        engine);
   }
 
   /** With a handshake timeout. */
@@ -133,7 +142,8 @@ public record TlsClientConfig(
         protocols,
         applicationProtocols,
         timeout,
-        ciphers);
+        ciphers,
+        engine);
   }
 
   /** With these cipher suites and groups offered. */
@@ -146,6 +156,21 @@ public record TlsClientConfig(
         protocols,
         applicationProtocols,
         handshakeTimeout,
-        policy);
+        policy,
+        engine);
+  }
+
+  /** With this TLS engine. */
+  public TlsClientConfig withEngine(TlsEngineKind kind) {
+    return new TlsClientConfig(
+        trust,
+        clientKey,
+        serverName,
+        verifyHostname,
+        protocols,
+        applicationProtocols,
+        handshakeTimeout,
+        ciphers,
+        kind);
   }
 }

@@ -14,6 +14,7 @@ import dev.sluice.net.ConnectionHandler;
 import dev.sluice.net.EventLoop;
 import dev.sluice.net.TransportConfig;
 import dev.sluice.net.WriteListener;
+import dev.sluice.tls.openssl.OpenSslEngine;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -1100,6 +1101,9 @@ public final class TlsConnection implements Connection {
     closeReason = reason; // one volatile write: closed, and why, become visible together
     if (handshakeTimer != null) {
       handshakeTimer.cancel();
+    }
+    if (engine instanceof OpenSslEngine openssl) {
+      openssl.free(); // its native SSL: once, here, whatever ended the connection
     }
     if (queue != null) {
       releaseHeld();

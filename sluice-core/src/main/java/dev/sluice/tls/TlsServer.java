@@ -7,6 +7,7 @@ import dev.sluice.net.DetectingHandler;
 import dev.sluice.net.EventLoopGroup;
 import dev.sluice.net.Listener;
 import dev.sluice.net.SocketOptions;
+import dev.sluice.tls.openssl.OpenSslServerContext;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.security.GeneralSecurityException;
@@ -36,20 +37,46 @@ public final class TlsServer {
   private final TlsServerConfig config;
   private final SSLContext context;
   private final SSLParameters parameters;
+  private final OpenSslServerContext openssl;
 
-  private TlsServer(TlsServerConfig config, SSLContext context, SSLParameters parameters) {
+  private TlsServer(
+      TlsServerConfig config,
+      SSLContext context,
+      SSLParameters parameters,
+      OpenSslServerContext openssl) {
     this.config = config;
     this.context = context;
     this.parameters = parameters;
+    this.openssl = openssl;
   }
 
+  private static final System.Logger LOG = System.getLogger("dev.sluice.tls");
+
   /**
-   * Builds the server's TLS context.
+   * Builds the server's TLS context, on the engine the configuration asks for ({@link
+   * TlsEngineKind#AUTO}: OpenSSL when it loads, OCSP stapling is off and OpenSSL takes the
+   * settings, else the JDK, logged with OpenSSL's reason).
    *
-   * @throws GeneralSecurityException when the JDK rejects the configuration (an unknown
-   *     protocol...)
+   * @throws GeneralSecurityException when the engine rejects the configuration (an unknown
+   *     protocol...), or OpenSSL is asked for and cannot run
    */
   public static TlsServer create(TlsServerConfig config) throws GeneralSecurityException {
+    if (config.engine().resolve(config.ocspStapling(), config.sessionTicketKeys() != null)
+        == TlsEngineKind.OPENSSL) {
+      try {
+        return new TlsServer(config, null, null, OpenSslServerContext.create(config));
+      } catch (GeneralSecurityException refused) {
+        // Under auto, a setting OpenSSL's policy refuses (a 1024-bit RSA key or a SHA-1 chain
+        // under Debian's SECLEVEL=2) that the JDK takes runs on the JDK; a key file needs OpenSSL.
+        if (config.engine() != TlsEngineKind.AUTO || config.sessionTicketKeys() != null) {
+          throw refused;
+        }
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "TLS engine auto: jdk for this server, OpenSSL refused its settings: {0}",
+            refused.getMessage());
+      }
+    }
     SSLContext context = OcspStapling.newContext(config.ocspStapling());
     context.init(
         new KeyManager[] {KeyManagers.forServer(config)},
@@ -77,7 +104,7 @@ public final class TlsServer {
     } catch (IllegalArgumentException e) {
       throw new GeneralSecurityException("invalid TLS server parameters: " + e.getMessage(), e);
     }
-    TlsServer server = new TlsServer(config, context, parameters);
+    TlsServer server = new TlsServer(config, context, parameters, null);
     if (config.ocspStapling()) {
       OcspStapling.register(server, config);
     }
@@ -89,7 +116,12 @@ public final class TlsServer {
    * cached and the keys of the tickets it issued, so that clients resume with either.
    */
   public TlsServer withHandshakeTimeout(java.time.Duration timeout) {
-    return new TlsServer(config.withHandshakeTimeout(timeout), context, parameters);
+    return new TlsServer(config.withHandshakeTimeout(timeout), context, parameters, openssl);
+  }
+
+  /** The engine this server runs: {@link TlsEngineKind#JDK} or {@link TlsEngineKind#OPENSSL}. */
+  public TlsEngineKind engine() {
+    return openssl != null ? TlsEngineKind.OPENSSL : TlsEngineKind.JDK;
   }
 
   /**
@@ -98,7 +130,7 @@ public final class TlsServer {
    * {@link SSLSessionContext#setSessionTimeout}).
    */
   public SSLSessionContext sessions() {
-    return context.getServerSessionContext();
+    return openssl != null ? openssl.sessions() : context.getServerSessionContext();
   }
 
   /** The configuration this server was built from. */
@@ -157,6 +189,11 @@ public final class TlsServer {
   }
 
   private SSLEngine newEngine(Connection transport) {
+    if (openssl != null) {
+      return transport.remoteAddress() instanceof java.net.InetSocketAddress peer
+          ? openssl.newEngine(peer.getHostString(), peer.getPort())
+          : openssl.newEngine(null, -1);
+    }
     SSLEngine engine = context.createSSLEngine();
     engine.setUseClientMode(false);
     engine.setSSLParameters(parameters);

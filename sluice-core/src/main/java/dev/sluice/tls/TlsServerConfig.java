@@ -24,6 +24,9 @@ import java.util.Map;
  * @param ciphers the suites and groups a handshake may use ({@link CipherPolicy#DEFAULT}: Mozilla's
  *     intermediate profile)
  * @param ocspStapling whether to staple OCSP responses for the certificates ({@link OcspStapling})
+ * @param engine the TLS implementation ({@link TlsEngineKind#defaultKind()} unless set)
+ * @param sessionTicketKeys a file of session-ticket keys in HAProxy's {@code tls-ticket-keys}
+ *     format (OpenSSL engine only), or null for keys of the server's own
  */
 public record TlsServerConfig(
     KeyMaterial defaultKey,
@@ -34,7 +37,9 @@ public record TlsServerConfig(
     List<String> applicationProtocols,
     Duration handshakeTimeout,
     CipherPolicy ciphers,
-    boolean ocspStapling) {
+    boolean ocspStapling,
+    TlsEngineKind engine,
+    java.nio.file.Path sessionTicketKeys) {
 
   /** TLS 1.3 and 1.2. */
   public static final List<String> DEFAULT_PROTOCOLS = List.of("TLSv1.3", "TLSv1.2");
@@ -60,6 +65,17 @@ public record TlsServerConfig(
     applicationProtocols = List.copyOf(applicationProtocols);
     Timeouts.check("handshakeTimeout", handshakeTimeout);
     java.util.Objects.requireNonNull(ciphers, "ciphers");
+    java.util.Objects.requireNonNull(engine, "engine");
+  }
+
+  /**
+   * Checks a session-ticket key file as {@link #withSessionTicketKeys} will read it.
+   *
+   * @throws java.security.GeneralSecurityException naming the file and what is wrong with it
+   */
+  public static void checkSessionTicketKeys(java.nio.file.Path file)
+      throws java.security.GeneralSecurityException {
+    dev.sluice.tls.openssl.TicketKeys.check(file);
   }
 
   /** A server presenting {@code key} to every client: TLS 1.3 and 1.2, no ALPN, no client auth. */
@@ -73,7 +89,9 @@ public record TlsServerConfig(
         List.of(),
         DEFAULT_HANDSHAKE_TIMEOUT,
         CipherPolicy.DEFAULT,
-        false);
+        false,
+        TlsEngineKind.defaultKind(),
+        null);
   }
 
   /**
@@ -89,7 +107,9 @@ public record TlsServerConfig(
         List.of(),
         DEFAULT_HANDSHAKE_TIMEOUT,
         CipherPolicy.DEFAULT,
-        false);
+        false,
+        TlsEngineKind.defaultKind(),
+        null);
   }
 
   /**
@@ -107,7 +127,9 @@ public record TlsServerConfig(
         applicationProtocols,
         handshakeTimeout,
         ciphers,
-        ocspStapling);
+        ocspStapling,
+        engine,
+        sessionTicketKeys);
   }
 
   /** With client-certificate authentication. */
@@ -121,7 +143,9 @@ public record TlsServerConfig(
         applicationProtocols,
         handshakeTimeout,
         ciphers,
-        ocspStapling);
+        ocspStapling,
+        engine,
+        sessionTicketKeys);
   }
 
   /** With only these protocol versions enabled. */
@@ -135,7 +159,9 @@ public record TlsServerConfig(
         applicationProtocols,
         handshakeTimeout,
         ciphers,
-        ocspStapling);
+        ocspStapling,
+        engine,
+        sessionTicketKeys);
   }
 
   /** With these ALPN protocols, most preferred first. */
@@ -149,7 +175,9 @@ public record TlsServerConfig(
         List.of(alpn),
         handshakeTimeout,
         ciphers,
-        ocspStapling);
+        ocspStapling,
+        engine,
+        sessionTicketKeys);
   }
 
   /** With a handshake timeout. */
@@ -163,7 +191,9 @@ public record TlsServerConfig(
         applicationProtocols,
         timeout,
         ciphers,
-        ocspStapling);
+        ocspStapling,
+        engine,
+        sessionTicketKeys);
   }
 
   /** With these cipher suites and groups. */
@@ -177,7 +207,9 @@ public record TlsServerConfig(
         applicationProtocols,
         handshakeTimeout,
         policy,
-        ocspStapling);
+        ocspStapling,
+        engine,
+        sessionTicketKeys);
   }
 
   /** With OCSP stapling on or off. */
@@ -191,6 +223,44 @@ public record TlsServerConfig(
         applicationProtocols,
         handshakeTimeout,
         ciphers,
-        on);
+        on,
+        engine,
+        sessionTicketKeys);
+  }
+
+  /** With this TLS engine. */
+  public TlsServerConfig withEngine(TlsEngineKind kind) {
+    return new TlsServerConfig(
+        defaultKey,
+        keysByServerName,
+        clientAuth,
+        clientTrust,
+        protocols,
+        applicationProtocols,
+        handshakeTimeout,
+        ciphers,
+        ocspStapling,
+        kind,
+        sessionTicketKeys);
+  }
+
+  /**
+   * With session tickets encrypted by the keys of {@code file} (HAProxy's {@code tls-ticket-keys}
+   * format), so that servers given the same file resume each other's sessions; null for the
+   * server's own keys. The OpenSSL engine only: {@link TlsEngineKind#AUTO} then takes it.
+   */
+  public TlsServerConfig withSessionTicketKeys(java.nio.file.Path file) {
+    return new TlsServerConfig(
+        defaultKey,
+        keysByServerName,
+        clientAuth,
+        clientTrust,
+        protocols,
+        applicationProtocols,
+        handshakeTimeout,
+        ciphers,
+        ocspStapling,
+        engine,
+        file);
   }
 }

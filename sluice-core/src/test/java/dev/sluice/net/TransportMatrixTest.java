@@ -9,7 +9,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The suite runs twice, once per transport (the build's {@code nio-transport} execution sets {@code
+ * The suite runs twice, once per transport (the build's {@code nio-jdk} execution sets {@code
  * sluice.transport=nio}); this checks that each run is on the transport it claims, so that a silent
  * fall-back to NIO cannot pass for an epoll run.
  */

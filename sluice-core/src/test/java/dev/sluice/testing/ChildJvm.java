@@ -62,6 +62,11 @@ public final class ChildJvm {
       throws IOException, InterruptedException {
     List<String> command = new ArrayList<>();
     command.add(ProcessHandle.current().info().command().orElseThrow());
+    String engine = System.getProperty(dev.sluice.tls.TlsEngineKind.DEFAULT_PROPERTY);
+    if (engine != null) {
+      command.add(
+          "-D" + dev.sluice.tls.TlsEngineKind.DEFAULT_PROPERTY + "=" + engine); // the matrix
+    }
     command.addAll(jvmOptions);
     String transport = System.getProperty("sluice.transport");
     if (transport != null) {

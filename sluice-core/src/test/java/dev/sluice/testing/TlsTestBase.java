@@ -12,8 +12,10 @@ import dev.sluice.tls.KeyMaterialException;
 import dev.sluice.tls.TlsClient;
 import dev.sluice.tls.TlsClientConfig;
 import dev.sluice.tls.TlsConnection;
+import dev.sluice.tls.TlsEngineKind;
 import dev.sluice.tls.TlsServer;
 import dev.sluice.tls.TlsServerConfig;
+import dev.sluice.tls.openssl.OpenSslEngine;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,6 +50,31 @@ public abstract class TlsTestBase {
         TlsServer.create(config).listen(group, LOOPBACK, SocketOptions.defaults(), handlers);
     listeners.add(listener);
     return listener;
+  }
+
+  /**
+   * The engine the tests of this JVM run on: the default configuration's ({@code
+   * -Dsluice.tls.engine}, auto unless set), as a server without OCSP stapling resolves it.
+   */
+  protected static TlsEngineKind engine() {
+    TlsEngineKind kind = TlsEngineKind.defaultKind();
+    return kind == TlsEngineKind.AUTO ? TlsEngineKind.autoChoice() : kind;
+  }
+
+  /** The engine the tests' clients run on: auto is the JDK for a client. */
+  protected static TlsEngineKind clientEngine() {
+    TlsEngineKind kind = TlsEngineKind.defaultKind();
+    return kind == TlsEngineKind.AUTO ? TlsEngineKind.JDK : kind;
+  }
+
+  /** What the client engine under test says of a failure, worded per engine. */
+  protected static String clientEngineSays(String jdk, String openssl) {
+    return clientEngine() == TlsEngineKind.JDK ? jdk : openssl;
+  }
+
+  /** What the engine under test says of a failure, where the two engines word it differently. */
+  protected static String engineSays(String jdk, String openssl) {
+    return engine() == TlsEngineKind.JDK ? jdk : openssl;
   }
 
   protected TlsServerConfig serverConfig() throws KeyMaterialException {
@@ -88,10 +115,19 @@ public abstract class TlsTestBase {
         && stats.handedOffChunks() == 0;
   }
 
+  private final long opensslEnginesBefore = OpenSslEngine.liveCount();
+
   @AfterEach
-  void closeAndCheckForLeaks() {
+  void closeAndCheckForLeaks() throws InterruptedException {
     listeners.forEach(Listener::close);
     groups.forEach(EventLoopGroup::close);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (OpenSslEngine.liveCount() > opensslEnginesBefore && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    assertThat(OpenSslEngine.liveCount())
+        .as("OpenSSL SSL objects still alive after the test's connections closed")
+        .isEqualTo(opensslEnginesBefore);
     List<LeakTracker.Allocation> live = LeakTracker.live();
     LeakTracker.reset();
     assertThat(live).as("slabs or handed-off chunks still live after the test").isEmpty();

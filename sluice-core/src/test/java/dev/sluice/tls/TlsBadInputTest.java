@@ -131,6 +131,27 @@ class TlsBadInputTest extends TlsTestBase {
     return new RawTlsPeer(listener.localAddress(), pki.caTrust(), protocol);
   }
 
+  /**
+   * Input whose first header is not a TLS record's but asks for more: an unknown content type with
+   * a valid version whose "body" is a plausible header of a 16 KiB record, and an SSLv2-style
+   * hello. Refused at once, not after waiting for bytes that would never make a record.
+   */
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "1903030005" + "1603034000",
+        "801c01030300030000001000002f" + "000102030405060708090a0b0c0d0e0f"
+      })
+  void headerThatIsNotARecordButAsksForMore(String hex) throws Exception {
+    start(serverConfig());
+    try (Socket socket = rawSocket()) {
+      socket.getOutputStream().write(java.util.HexFormat.of().parseHex(hex));
+      expectHandshakeFailure(nextAccepted(), Kind.HANDSHAKE_FAILED);
+      awaitServerClose(socket);
+    }
+    assertBystanderUndisturbed();
+  }
+
   @Test
   void garbageInsteadOfAClientHello() throws Exception {
     start(serverConfig());
@@ -273,7 +294,96 @@ class TlsBadInputTest extends TlsTestBase {
     TlsFailure failure =
         rejectedClientCertificate(
             protocol, KeyMaterial.fromPem(pki.rogueClientCert, pki.rogueClientKey));
-    assertThat(causeChain(failure)).containsIgnoringCase("certification path");
+    assertThat(causeChain(failure))
+        .containsIgnoringCase(
+            engineSays("certification path", "unable to get local issuer certificate"));
+  }
+
+  /**
+   * A client certificate that OpenSSL verifies but Java cannot parse (a critical subjectAltName
+   * with a malformed URI): a handshake failure on either engine, never an unchecked exception.
+   */
+  @Test
+  void clientCertificateJavaCannotParse() throws Exception {
+    java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("unparseable");
+    java.nio.file.Path key = dir.resolve("client.key");
+    java.nio.file.Path csr = dir.resolve("client.csr");
+    java.nio.file.Path cert = dir.resolve("client.pem");
+    java.nio.file.Path ext =
+        pki.write("unparseable.ext", "subjectAltName=critical,URI:ht tp://x y\n");
+    openssl(
+        "req",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+        "-keyout",
+        key.toString(),
+        "-out",
+        csr.toString(),
+        "-subj",
+        "/CN=unparseable");
+    openssl(
+        "x509",
+        "-req",
+        "-in",
+        csr.toString(),
+        "-CA",
+        pki.caCert.toString(),
+        "-CAkey",
+        pki.dir.resolve("ca.key").toString(),
+        "-set_serial",
+        "77",
+        "-days",
+        "2",
+        "-out",
+        cert.toString(),
+        "-extfile",
+        ext.toString());
+    start(serverConfig().withClientAuth(ClientAuth.OPTIONAL, pki.caTrust()));
+    InetSocketAddress address = (InetSocketAddress) listener.localAddress();
+    Process client =
+        new ProcessBuilder(
+                "openssl",
+                "s_client",
+                "-connect",
+                "127.0.0.1:" + address.getPort(),
+                "-servername",
+                "localhost",
+                "-cert",
+                cert.toString(),
+                "-key",
+                key.toString())
+            .redirectErrorStream(true)
+            .redirectInput(ProcessBuilder.Redirect.PIPE)
+            .start();
+    client.getOutputStream().close();
+    Thread.ofVirtual()
+        .start(
+            () -> {
+              try {
+                client.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
+              } catch (java.io.IOException gone) {
+                // the process ended
+              }
+            });
+    try {
+      expectHandshakeFailure(nextAccepted(), Kind.HANDSHAKE_FAILED);
+    } finally {
+      client.destroy();
+    }
+    assertBystanderUndisturbed();
+  }
+
+  private static void openssl(String... args) throws Exception {
+    java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of("openssl"));
+    command.addAll(java.util.List.of(args));
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS) && p.exitValue() == 0)
+        .as(command + ": " + out)
+        .isTrue();
   }
 
   private TlsFailure rejectedClientCertificate(String protocol, KeyMaterial clientKey)

@@ -95,6 +95,66 @@ class TlsBasicsTest extends TlsTestBase {
     listener.close();
   }
 
+  /**
+   * A 1024-bit RSA certificate, which Debian's OpenSSL policy (SECLEVEL=2) refuses and the JDK
+   * takes: auto serves it on the JDK, an explicit openssl fails with OpenSSL's reason.
+   */
+  @Test
+  void autoServesOnTheJdkWhatOpenSslRefuses(@TempDir Path dir) throws Exception {
+    Path cert = dir.resolve("weak.pem");
+    Path key = dir.resolve("weak.key");
+    Process p =
+        new ProcessBuilder(
+                "openssl",
+                "req",
+                "-x509",
+                "-newkey",
+                "rsa:1024",
+                "-nodes",
+                "-keyout",
+                key.toString(),
+                "-out",
+                cert.toString(),
+                "-subj",
+                "/CN=localhost",
+                "-days",
+                "2",
+                "-addext",
+                "subjectAltName=DNS:localhost")
+            .redirectErrorStream(true)
+            .start();
+    p.getInputStream().readAllBytes();
+    assertThat(p.waitFor()).isZero();
+    TlsServerConfig config = TlsServerConfig.of(KeyMaterial.fromPem(cert, key));
+    org.assertj.core.api.Assumptions.assumeThat(TlsEngineKind.openSslUnavailableReason()).isNull();
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> TlsServer.create(config.withEngine(TlsEngineKind.OPENSSL)))
+        .isInstanceOf(java.security.GeneralSecurityException.class)
+        .hasMessageContaining("key too small");
+    TlsServer server = TlsServer.create(config.withEngine(TlsEngineKind.AUTO));
+    assertThat(server.engine()).isEqualTo(TlsEngineKind.JDK);
+    EventLoopGroup group = group();
+    Listener listener = listen(group, config.withEngine(TlsEngineKind.AUTO), RecordingHandler::new);
+    TlsConnection connection =
+        connect(
+            group,
+            TlsClientConfig.trusting(TrustMaterial.fromPem(cert)).withServerName("localhost"),
+            listener,
+            new RecordingHandler());
+    assertThat(connection.isOpen()).isTrue();
+  }
+
+  @Test
+  void autoRunsAClientOnTheJdkAndOpenSslOnlyWhenAskedFor() throws Exception {
+    TlsClientConfig config = TlsClientConfig.trusting(TrustMaterial.fromPem(pki.caCert));
+    assertThat(TlsClient.create(config.withEngine(TlsEngineKind.AUTO)).engine())
+        .isEqualTo(TlsEngineKind.JDK);
+    if (TlsEngineKind.openSslUnavailableReason() == null) {
+      assertThat(TlsClient.create(config.withEngine(TlsEngineKind.OPENSSL)).engine())
+          .isEqualTo(TlsEngineKind.OPENSSL);
+    }
+  }
+
   @Test
   void refusedConnectFailsTheFutureWithAConnectException() throws Exception {
     EventLoopGroup group = group();

@@ -21,8 +21,17 @@ public final class Version {
   /** The abbreviated commit, with {@code -dirty} when the working tree had changes. */
   public static final String COMMIT = commit();
 
-  /** The TLS engine every TLS listener and upstream runs: the JDK's SSLEngine (SunJSSE). */
-  public static final String TLS_ENGINE = "jdk";
+  /**
+   * The TLS engine a listener left on {@code engine: auto} runs (upstream TLS runs on the JDK):
+   * OpenSSL when libssl.so.3 loads in this JVM, else the JDK's SSLEngine (SunJSSE); with why, or
+   * which OpenSSL.
+   */
+  public static String tlsEngine() {
+    String reason = dev.sluice.tls.TlsEngineKind.openSslUnavailableReason();
+    return reason == null
+        ? "openssl (auto; " + dev.sluice.tls.TlsEngineKind.openSslVersion() + ")"
+        : "jdk (auto; OpenSSL: " + reason + ")";
+  }
 
   private Version() {}
 
@@ -38,7 +47,7 @@ public final class Version {
             + ") at "
             + System.getProperty("java.home"),
         "transport: " + autoTransport(),
-        "tls engine: " + TLS_ENGINE);
+        "tls engine: " + tlsEngine());
   }
 
   /**

@@ -85,6 +85,7 @@ public final class RuntimeDump {
           .append(' ')
           .append(Endpoint.format(l.boundAddress()))
           .append(l.isBound() ? "" : " (not bound)")
+          .append(l.tlsEngine() == null ? "" : " tls engine " + l.tlsEngine())
           .append(": ")
           .append(l.stats().openCount())
           .append(" open, ")

@@ -43,7 +43,8 @@ public record Status(
       double bytesFromClientsRate,
       double bytesFromUpstreamsRate,
       long acceptBackoffs,
-      Map<String, Long> closed) {
+      Map<String, Long> closed,
+      String tlsEngine) {
 
     /** Pairs that ended for a reason other than an orderly close. */
     public long errors() {

@@ -160,7 +160,11 @@ public final class StatusPage {
       h.append("</b>").append(l.bound() ? "" : " <span class=\"badge down\">unbound</span>");
       h.append("</td><td class=\"text\">");
       text(h, l.address());
-      h.append("</td><td class=\"text\">").append(l.mode()).append("</td>");
+      h.append("</td><td class=\"text\">").append(l.mode());
+      if (l.tlsEngine() != null) {
+        h.append(" (").append(l.tlsEngine()).append(')');
+      }
+      h.append("</td>");
       cell(h, Long.toString(l.active()));
       cell(h, l.maxConnections() == 0 ? "&ndash;" : Integer.toString(l.maxConnections()));
       cell(h, Long.toString(l.accepted()));

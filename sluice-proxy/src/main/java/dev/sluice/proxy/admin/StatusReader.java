@@ -181,7 +181,8 @@ public final class StatusReader {
         rates.bytesFromClients(),
         rates.bytesFromUpstreams(),
         l.acceptBackoffs(),
-        closed);
+        closed,
+        l.tlsEngine());
   }
 
   private Status.Memory memory() {

@@ -13,6 +13,7 @@ import dev.sluice.tls.CipherPolicy;
 import dev.sluice.tls.KeyMaterial;
 import dev.sluice.tls.KeyMaterialException;
 import dev.sluice.tls.OcspStapling;
+import dev.sluice.tls.TlsEngineKind;
 import dev.sluice.tls.TlsProfile;
 import dev.sluice.tls.TrustMaterial;
 import java.io.IOException;
@@ -497,7 +498,9 @@ public final class ConfigReader {
           "cipherSuites",
           "groups",
           "ocsp",
-          "sessionCache");
+          "sessionCache",
+          "sessionTickets",
+          "engine");
 
   private ListenerTls listenerTls(YamlNode node) {
     List<String> keys = new ArrayList<>(TERMINATING_TLS_KEYS);
@@ -563,6 +566,23 @@ public final class ConfigReader {
         f.containsKey("sessionCache")
             ? sessionCache(f.get("sessionCache"))
             : ListenerTls.SessionCache.DEFAULT;
+    Path ticketKeys =
+        f.containsKey("sessionTickets") ? ticketKeyFile(f.get("sessionTickets")) : null;
+    TlsEngineKind engine =
+        f.containsKey("engine")
+            ? tlsEngine(f.get("engine"), staple, ticketKeys != null)
+            : TlsEngineKind.defaultKind();
+    if (ticketKeys != null && engine != TlsEngineKind.JDK) {
+      String reason = TlsEngineKind.openSslUnavailableReason();
+      if (reason != null) {
+        f.get("sessionTickets")
+            .problem(
+                "a ticket key file needs the OpenSSL engine, which cannot run here: " + reason);
+      } else if (staple) {
+        f.get("sessionTickets")
+            .problem("a ticket key file needs the OpenSSL engine, which cannot staple OCSP");
+      }
+    }
     return new ListenerTls.Terminate(
         certificates,
         alpn,
@@ -572,7 +592,46 @@ public final class ConfigReader {
         profile,
         ciphers,
         staple,
-        sessionCache);
+        sessionCache,
+        engine,
+        ticketKeys);
+  }
+
+  /** {@code sessionTickets: {keyFile: FILE}}: the file must hold valid keys now. */
+  private Path ticketKeyFile(YamlNode node) {
+    Map<String, YamlNode> f = node.fields("keyFile");
+    YamlNode keyFile = require(node, f, "keyFile");
+    if (keyFile == null) {
+      return null;
+    }
+    Path file = readableFile(keyFile);
+    if (file != null) {
+      try {
+        dev.sluice.tls.TlsServerConfig.checkSessionTicketKeys(file);
+      } catch (java.security.GeneralSecurityException e) {
+        keyFile.problem(e.getMessage());
+      }
+    }
+    return file;
+  }
+
+  /** {@code engine: auto | openssl | jdk}: openssl must load here and cannot staple OCSP. */
+  private TlsEngineKind tlsEngine(YamlNode node, boolean staple, boolean ticketKeys) {
+    TlsEngineKind engine = choice(node, TlsEngineKind.class, TlsEngineKind.AUTO);
+    if (engine == TlsEngineKind.JDK && ticketKeys) {
+      node.problem("sessionTickets.keyFile needs the OpenSSL engine: use auto or openssl");
+    }
+    if (engine == TlsEngineKind.OPENSSL) {
+      String reason = TlsEngineKind.openSslUnavailableReason();
+      if (reason != null) {
+        node.problem("the OpenSSL engine cannot run here: " + reason + " (use auto or jdk)");
+      } else if (staple) {
+        node.problem(
+            "OCSP stapling (ocsp.staple) is not available on the OpenSSL engine: use auto (which"
+                + " runs this listener on jdk) or jdk");
+      }
+    }
+    return engine;
   }
 
   private ListenerTls.SessionCache sessionCache(YamlNode node) {

@@ -15,6 +15,10 @@ public sealed interface ListenerTls {
    * @param ciphers the suites and groups offered (the profile's, or those configured)
    * @param ocspStaple whether OCSP responses are stapled
    * @param sessionCache how many sessions are kept for resumption, and how long
+   * @param engine the TLS engine: auto (OpenSSL when it loads and OCSP stapling is off), openssl,
+   *     jdk
+   * @param ticketKeyFile session-ticket keys in HAProxy's tls-ticket-keys format (OpenSSL), or null
+   *     for the engine's own
    */
   record Terminate(
       List<Certificate> certificates,
@@ -25,7 +29,9 @@ public sealed interface ListenerTls {
       dev.sluice.tls.TlsProfile profile,
       dev.sluice.tls.CipherPolicy ciphers,
       boolean ocspStaple,
-      SessionCache sessionCache)
+      SessionCache sessionCache,
+      dev.sluice.tls.TlsEngineKind engine,
+      Path ticketKeyFile)
       implements ListenerTls {
     public Terminate {
       certificates = List.copyOf(certificates);
@@ -33,7 +39,10 @@ public sealed interface ListenerTls {
       protocols = List.copyOf(protocols);
     }
 
-    /** With the defaults: the intermediate profile, no stapling, the default session cache. */
+    /**
+     * With the defaults: the intermediate profile, no stapling, the default session cache and
+     * engine.
+     */
     public Terminate(
         List<Certificate> certificates,
         List<String> alpn,
@@ -49,7 +58,9 @@ public sealed interface ListenerTls {
           dev.sluice.tls.TlsProfile.INTERMEDIATE,
           dev.sluice.tls.CipherPolicy.DEFAULT,
           false,
-          SessionCache.DEFAULT);
+          SessionCache.DEFAULT,
+          dev.sluice.tls.TlsEngineKind.defaultKind(),
+          null);
     }
   }
 

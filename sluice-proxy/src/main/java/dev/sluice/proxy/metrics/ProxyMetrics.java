@@ -208,6 +208,20 @@ public final class ProxyMetrics implements PairObserver {
               }
             })
         .register(registry);
+    GaugeWithCallback.builder()
+        .name("sluice_listener_tls_engine_info")
+        .help("1, labelled with the TLS engine a terminating listener runs: openssl or jdk")
+        .labelNames("listener", "engine")
+        .callback(
+            cb -> {
+              for (ListenerRuntime l : listeners()) {
+                String engine = l.tlsEngine();
+                if (engine != null) {
+                  cb.call(1, l.name(), engine);
+                }
+              }
+            })
+        .register(registry);
     CounterWithCallback.builder()
         .name("sluice_tls_handshakes_total")
         .help("TLS handshakes finished on a terminating listener: full, or resumed sessions")

@@ -104,6 +104,12 @@ public final class ListenerRuntime implements Pair.Owner {
     return settings.config();
   }
 
+  /** The engine its TLS termination runs on ({@code openssl}, {@code jdk}), or null for none. */
+  public String tlsEngine() {
+    TlsServer tls = settings.tls();
+    return tls == null ? null : tls.engine().label();
+  }
+
   /** Where it is bound (the real port when 0 was asked for), or null before binding. */
   public SocketAddress boundAddress() {
     if (listener == null) {

@@ -37,6 +37,9 @@ record TlsFiles(Map<Path, String> digests) {
     if (tls.clientCa() != null) {
       files.add(tls.clientCa());
     }
+    if (tls.ticketKeyFile() != null) {
+      files.add(tls.ticketKeyFile()); // rotated by replacing it: new keys, same certificates
+    }
     return of(files);
   }
 

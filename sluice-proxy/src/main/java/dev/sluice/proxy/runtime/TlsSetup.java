@@ -52,7 +52,9 @@ final class TlsSetup {
               .withApplicationProtocols(tls.alpn().toArray(String[]::new))
               .withHandshakeTimeout(handshakeTimeout)
               .withCiphers(tls.ciphers())
-              .withOcspStapling(tls.ocspStaple());
+              .withOcspStapling(tls.ocspStaple())
+              .withEngine(tls.engine())
+              .withSessionTicketKeys(tls.ticketKeyFile());
       if (tls.profile() == TlsProfile.OLD) {
         warnWhatOldLacks(path);
       }

@@ -345,6 +345,9 @@ public final class ProxyService implements AutoCloseable {
         if (t.clientCa() != null) {
           files.add(t.clientCa().toAbsolutePath());
         }
+        if (t.ticketKeyFile() != null) {
+          files.add(t.ticketKeyFile().toAbsolutePath());
+        }
       }
     }
     // An upstream CA or client certificate renewed in place must reach new connections too.

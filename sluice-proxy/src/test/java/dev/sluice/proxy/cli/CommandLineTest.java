@@ -72,7 +72,13 @@ class CommandLineTest {
         .doesNotContain("${")
         .contains("jdk: " + Runtime.version())
         .contains("transport: " + dev.sluice.net.Transport.AUTO.resolve().id() + " (auto")
-        .contains("tls engine: jdk");
+
+        // auto, resolved: OpenSSL where libssl.so.3 loads (as it does in this JVM, or not)
+        .contains(
+            "tls engine: "
+                + (dev.sluice.tls.TlsEngineKind.openSslUnavailableReason() == null
+                    ? "openssl (auto; OpenSSL 3"
+                    : "jdk (auto; OpenSSL: "));
   }
 
   @Test

@@ -306,6 +306,35 @@ class ConfigReaderTest {
   }
 
   @Test
+  void aTicketKeyFileMustHoldKeysOfOneSize(@TempDir Path keys) throws Exception {
+    TestPki pki = TestPki.get();
+    Path file = keys.resolve("ticket-keys");
+    java.nio.file.Files.writeString(
+        file,
+        java.util.Base64.getEncoder().encodeToString(new byte[48])
+            + "\n"
+            + java.util.Base64.getEncoder().encodeToString(new byte[80])
+            + "\n");
+    String yaml =
+        withTls(
+            "{certificates: [{cert: \"%s\", key: \"%s\"}], sessionTickets: {keyFile: \"%s\"}}",
+            pki.serverCert, pki.serverKey, file);
+    Problem problem = onlyProblem(yaml);
+    assertThat(problem.path()).isEqualTo("listeners[0].tls.sessionTickets.keyFile");
+    assertThat(problem.message()).contains(file + ":2: keys of 48 and 80 bytes mixed");
+
+    java.nio.file.Files.writeString(
+        file, java.util.Base64.getEncoder().encodeToString(new byte[80]) + "\n");
+    Problem jdk =
+        onlyProblem(
+            withTls(
+                "{certificates: [{cert: \"%s\", key: \"%s\"}], sessionTickets: {keyFile: \"%s\"},"
+                    + " engine: jdk}",
+                pki.serverCert, pki.serverKey, file));
+    assertThat(jdk.message()).contains("sessionTickets.keyFile needs the OpenSSL engine");
+  }
+
+  @Test
   void clientAuthRequiredWithoutClientCaIsAProblem() {
     TestPki pki = TestPki.get();
     String yaml =

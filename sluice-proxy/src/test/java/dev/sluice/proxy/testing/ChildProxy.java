@@ -78,6 +78,11 @@ public final class ChildProxy implements AutoCloseable {
     if (transport != null) {
       command.add("-Dsluice.transport=" + transport); // the proxy runs where the matrix runs
     }
+    String engine = System.getProperty(dev.sluice.tls.TlsEngineKind.DEFAULT_PROPERTY);
+    if (engine != null) {
+      command.add(
+          "-D" + dev.sluice.tls.TlsEngineKind.DEFAULT_PROPERTY + "=" + engine); // the matrix
+    }
     command.addAll(jvmOptions);
     command.add("-cp");
     command.add(shippedClassPath());

@@ -62,7 +62,27 @@ public record OpensslSession(Path file, String protocol, boolean tickets) {
     return text;
   }
 
+  /**
+   * Offers the saved session without a client certificate and without requiring success: what
+   * s_client printed (and the echo of its line only if the proxy let it through).
+   */
+  public String attemptAgain(InetSocketAddress address) throws Exception {
+    return run(address, List.of("-sess_in", file.toString())).output();
+  }
+
   private Outcome connect(InetSocketAddress address, List<String> sessionArgs) throws Exception {
+    Run run = run(address, sessionArgs);
+    String output = run.output();
+    Matcher summary = SUMMARY.matcher(output);
+    if (run.exit() != 0 || !summary.find() || !output.contains("ping")) {
+      throw new AssertionError(run.command() + " failed (exit " + run.exit() + "):\n" + output);
+    }
+    return new Outcome(summary.group(1).equals("Reused"), summary.group(2), output);
+  }
+
+  private record Run(List<String> command, int exit, String output) {}
+
+  private Run run(InetSocketAddress address, List<String> sessionArgs) throws Exception {
     TestPki.requireTool("openssl", "version");
     List<String> command =
         new ArrayList<>(
@@ -102,12 +122,7 @@ public record OpensslSession(Path file, String protocol, boolean tickets) {
       throw new AssertionError(command + " did not finish: " + out);
     }
     reader.join();
-    String output = out.toString(StandardCharsets.UTF_8);
-    Matcher summary = SUMMARY.matcher(output);
-    if (p.exitValue() != 0 || !summary.find() || !output.contains("ping")) {
-      throw new AssertionError(command + " failed (exit " + p.exitValue() + "):\n" + output);
-    }
-    return new Outcome(summary.group(1).equals("Reused"), summary.group(2), output);
+    return new Run(command, p.exitValue(), out.toString(StandardCharsets.UTF_8));
   }
 
   /**

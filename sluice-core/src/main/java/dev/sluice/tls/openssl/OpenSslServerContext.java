@@ -1,0 +1,374 @@
+package dev.sluice.tls.openssl;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import dev.sluice.tls.ClientAuth;
+import dev.sluice.tls.KeyMaterial;
+import dev.sluice.tls.TlsServerConfig;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.ref.Cleaner;
+import java.security.GeneralSecurityException;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLSessionContext;
+
+/**
+ * A TLS server on OpenSSL: one SSL_CTX per certificate of a {@link TlsServerConfig}, all with the
+ * same settings. A connection starts on the default certificate's context (or the first one) and is
+ * moved to the certificate its client names in the servername callback, by the same rule as the JDK
+ * engine's key manager: the exact name, then a one-label wildcard, then the default; no default
+ * refuses the handshake (unrecognized_name). The starting context keeps the session cache and
+ * ticket keys of every connection, whichever certificate it ends on.
+ */
+@SuppressWarnings("restricted") // native calls are this package's job
+public final class OpenSslServerContext implements OpenSslEngine.Owner {
+  private static final Cleaner CLEANER = Cleaner.create();
+  private static final int SSL_AD_HANDSHAKE_FAILURE = 40;
+
+  /** One certificate's context. */
+  private record Certificate(MemorySegment ctx, KeyMaterial key) {}
+
+  private final Certificate initial;
+  private final Certificate fallback;
+  private final Map<String, Certificate> byName;
+  private final byte[] alpn;
+  private final TicketKeys ticketKeys;
+  private final OpenSslSessionContext sessions;
+
+  private OpenSslServerContext(
+      Certificate initial,
+      Certificate fallback,
+      Map<String, Certificate> byName,
+      byte[] alpn,
+      TicketKeys ticketKeys) {
+    this.initial = initial;
+    this.fallback = fallback;
+    this.byName = byName;
+    this.alpn = alpn;
+    this.ticketKeys = ticketKeys;
+    this.sessions = new OpenSslSessionContext(initial.ctx(), this);
+  }
+
+  /**
+   * Builds the contexts of {@code config}.
+   *
+   * @throws GeneralSecurityException when OpenSSL refuses a setting, a certificate or a key
+   */
+  public static OpenSslServerContext create(TlsServerConfig config)
+      throws GeneralSecurityException {
+    String reason = OpenSsl.unavailableReason();
+    if (reason != null) {
+      throw new GeneralSecurityException("the OpenSSL TLS engine is not available: " + reason);
+    }
+    if (config.ocspStapling()) {
+      throw new GeneralSecurityException("OCSP stapling is not available on the OpenSSL engine");
+    }
+    TicketKeys ticketKeys =
+        config.sessionTicketKeys() == null ? null : TicketKeys.load(config.sessionTicketKeys());
+    byte[] sessionContext = sessionContext(config);
+    Map<KeyMaterial, Certificate> contexts = new IdentityHashMap<>();
+    List<MemorySegment> made = new ArrayList<>();
+    try {
+      Certificate fallback =
+          config.defaultKey() == null
+              ? null
+              : context(config, config.defaultKey(), ticketKeys, sessionContext, contexts, made);
+      Map<String, Certificate> byName = new LinkedHashMap<>();
+      for (Map.Entry<String, KeyMaterial> e : config.keysByServerName().entrySet()) {
+        byName.put(
+            e.getKey(), context(config, e.getValue(), ticketKeys, sessionContext, contexts, made));
+      }
+      Certificate initial = fallback != null ? fallback : byName.values().iterator().next();
+      byte[] alpn = ContextSetup.alpnWire(config.applicationProtocols());
+      OpenSslServerContext server =
+          new OpenSslServerContext(initial, fallback, Map.copyOf(byName), alpn, ticketKeys);
+      List<MemorySegment> owned = List.copyOf(made);
+      CLEANER.register(server, () -> owned.forEach(ContextSetup::free));
+      return server;
+    } catch (GeneralSecurityException | RuntimeException e) {
+      made.forEach(ContextSetup::free);
+      throw e;
+    }
+  }
+
+  private static Certificate context(
+      TlsServerConfig config,
+      KeyMaterial key,
+      TicketKeys ticketKeys,
+      byte[] sessionContext,
+      Map<KeyMaterial, Certificate> contexts,
+      List<MemorySegment> made)
+      throws GeneralSecurityException {
+    Certificate existing = contexts.get(key);
+    if (existing != null) {
+      return existing;
+    }
+    MemorySegment ctx = ContextSetup.newContext(true);
+    made.add(ctx);
+    ContextSetup.applyCiphers(ctx, config.protocols(), config.ciphers());
+    ContextSetup.useKey(ctx, key);
+    if (config.clientAuth() != ClientAuth.NONE) {
+      int mode =
+          OpenSsl.SSL_VERIFY_PEER
+              | (config.clientAuth() == ClientAuth.REQUIRED
+                  ? OpenSsl.SSL_VERIFY_FAIL_IF_NO_PEER_CERT
+                  : 0);
+      ContextSetup.trust(ctx, config.clientTrust(), mode, true);
+    }
+    try (Arena arena = Arena.ofConfined()) {
+      OpenSsl.check(
+          (int)
+              OpenSsl.Lib.SSL_CTX_SET_SESSION_ID_CONTEXT.invokeExact(
+                  ctx, arena.allocateFrom(JAVA_BYTE, sessionContext), sessionContext.length),
+          "cannot set the session id context");
+      long ignored =
+          (long)
+              OpenSsl.Lib.SSL_CTX_CALLBACK_CTRL.invokeExact(
+                  ctx, OpenSsl.SSL_CTRL_SET_TLSEXT_SERVERNAME_CB, Callbacks.SERVER_NAME);
+      if (!config.applicationProtocols().isEmpty()) {
+        OpenSsl.Lib.SSL_CTX_SET_ALPN_SELECT_CB.invokeExact(ctx, Callbacks.ALPN, MemorySegment.NULL);
+      }
+    } catch (GeneralSecurityException e) {
+      throw e;
+    } catch (Throwable e) {
+      throw OpenSsl.rethrow(e);
+    }
+    if (ticketKeys != null) {
+      ticketKeys.install(ctx);
+    }
+    Certificate certificate = new Certificate(ctx, key);
+    contexts.put(key, certificate);
+    return certificate;
+  }
+
+  /**
+   * The session id context of every certificate's SSL_CTX: a digest of everything that decides
+   * whether a session is acceptable here (the certificates, the client-auth mode and its CAs, the
+   * protocols, suites and groups). A session (or ticket) resumes only where it matches, so under
+   * ticket keys shared through a file one made on a listener without client auth does not resume on
+   * one that requires a certificate, nor one made before a change of certificates or cipher policy
+   * after it; and it is the same on every context of one server, whichever certificate SNI moved a
+   * connection to.
+   */
+  private static byte[] sessionContext(TlsServerConfig config) throws GeneralSecurityException {
+    java.security.MessageDigest digest = java.security.MessageDigest.getInstance("SHA-256");
+    List<KeyMaterial> keys = new ArrayList<>();
+    if (config.defaultKey() != null) {
+      keys.add(config.defaultKey());
+    }
+    keys.addAll(config.keysByServerName().values());
+    for (KeyMaterial key : keys) {
+      digestPart(digest, "chain");
+      for (java.security.cert.X509Certificate certificate : key.chain()) {
+        digestPart(digest, certificate.getEncoded());
+      }
+    }
+    digestPart(digest, "clientAuth " + config.clientAuth());
+    if (config.clientAuth() != ClientAuth.NONE && config.clientTrust() != null) {
+      for (java.security.cert.X509Certificate ca : config.clientTrust().authorities()) {
+        digestPart(digest, ca.getEncoded());
+      }
+    }
+    digestPart(digest, "protocols " + config.protocols());
+    digestPart(digest, "tls12 " + config.ciphers().tls12Suites());
+    digestPart(digest, "tls13 " + config.ciphers().tls13Suites());
+    digestPart(digest, "groups " + config.ciphers().groups());
+    return digest.digest(); // 32 bytes: SSL_MAX_SID_CTX_LENGTH
+  }
+
+  /** One length-prefixed part, so that no two different settings digest alike. */
+  private static void digestPart(java.security.MessageDigest digest, byte[] part) {
+    digest.update(java.nio.ByteBuffer.allocate(4).putInt(part.length).array());
+    digest.update(part);
+  }
+
+  private static void digestPart(java.security.MessageDigest digest, String part) {
+    digestPart(digest, part.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+  }
+
+  /** A server engine for a connection from {@code peerHost}. */
+  public SSLEngine newEngine(String peerHost, int peerPort) {
+    return new OpenSslEngine(
+        this,
+        initial.ctx(),
+        false,
+        peerHost,
+        peerPort,
+        fallback == null ? List.of() : fallback.key().chain());
+  }
+
+  /** The ticket keys from the configured file, or null for OpenSSL's own. */
+  TicketKeys ticketKeys() {
+    return ticketKeys;
+  }
+
+  /** The session cache and its settings (of the starting context, which keeps every session). */
+  public SSLSessionContext sessions() {
+    return sessions;
+  }
+
+  private Certificate choose(String serverName) {
+    if (serverName == null) {
+      return fallback;
+    }
+    String lower = serverName.toLowerCase(Locale.ROOT);
+    Certificate exact = byName.get(lower);
+    if (exact != null) {
+      return exact;
+    }
+    int dot = lower.indexOf('.');
+    if (dot > 0) {
+      Certificate wildcard = byName.get("*" + lower.substring(dot));
+      if (wildcard != null) {
+        return wildcard;
+      }
+    }
+    return fallback;
+  }
+
+  /** The upcalls OpenSSL makes during a server handshake, on the thread running it. */
+  static final class Callbacks {
+    static final MemorySegment SERVER_NAME;
+    static final MemorySegment ALPN;
+
+    static {
+      try {
+        Linker linker = Linker.nativeLinker();
+        MethodHandles.Lookup lookup = MethodHandles.lookup();
+        SERVER_NAME =
+            linker.upcallStub(
+                lookup.findStatic(
+                    Callbacks.class,
+                    "onServerName",
+                    MethodType.methodType(
+                        int.class, MemorySegment.class, MemorySegment.class, MemorySegment.class)),
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS),
+                Arena.global());
+        ALPN =
+            linker.upcallStub(
+                lookup.findStatic(
+                    Callbacks.class,
+                    "onAlpn",
+                    MethodType.methodType(
+                        int.class,
+                        MemorySegment.class,
+                        MemorySegment.class,
+                        MemorySegment.class,
+                        MemorySegment.class,
+                        int.class,
+                        MemorySegment.class)),
+                FunctionDescriptor.of(
+                    JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, JAVA_INT, ADDRESS),
+                Arena.global());
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+
+    private Callbacks() {}
+
+    private static OpenSslEngine engine() {
+      return CallbackBio.current() instanceof OpenSslEngine engine
+              && engine.owner() instanceof OpenSslServerContext
+          ? engine
+          : null;
+    }
+
+    /** int (*)(SSL *s, int *al, void *arg): picks the certificate for the client's name. */
+    private static int onServerName(MemorySegment ssl, MemorySegment alert, MemorySegment arg) {
+      try {
+        OpenSslEngine engine = engine();
+        if (engine == null) {
+          return OpenSsl.SSL_TLSEXT_ERR_ALERT_FATAL;
+        }
+        OpenSslServerContext server = (OpenSslServerContext) engine.owner();
+        String name =
+            OpenSsl.string((MemorySegment) OpenSsl.Lib.SSL_GET_SERVERNAME.invokeExact(ssl, 0));
+        Certificate chosen = server.choose(name);
+        if (chosen == null) {
+          engine.refuse(
+              name == null
+                  ? "the client sent no server name and there is no default certificate"
+                  : "unrecognized_name: no certificate for the server name " + name);
+          alert
+              .reinterpret(JAVA_INT.byteSize())
+              .set(
+                  JAVA_INT,
+                  0,
+                  name == null ? SSL_AD_HANDSHAKE_FAILURE : OpenSsl.SSL_AD_UNRECOGNIZED_NAME);
+          return OpenSsl.SSL_TLSEXT_ERR_ALERT_FATAL;
+        }
+        if (chosen != server.initial) {
+          MemorySegment set =
+              (MemorySegment) OpenSsl.Lib.SSL_SET_SSL_CTX.invokeExact(ssl, chosen.ctx());
+          if (set.equals(MemorySegment.NULL)) {
+            return OpenSsl.SSL_TLSEXT_ERR_ALERT_FATAL;
+          }
+        }
+        engine.serverNameChosen(name, chosen.key().chain());
+        return OpenSsl.SSL_TLSEXT_ERR_OK;
+      } catch (Throwable e) {
+        return OpenSsl.SSL_TLSEXT_ERR_ALERT_FATAL;
+      }
+    }
+
+    /**
+     * int (*)(SSL *ssl, const unsigned char **out, unsigned char *outlen, const unsigned char *in,
+     * unsigned int inlen, void *arg): the server's most preferred protocol the client offers; none
+     * in common is a no_application_protocol alert, as on the JDK engine.
+     */
+    private static int onAlpn(
+        MemorySegment ssl,
+        MemorySegment out,
+        MemorySegment outLength,
+        MemorySegment in,
+        int inLength,
+        MemorySegment arg) {
+      try {
+        OpenSslEngine engine = engine();
+        if (engine == null) {
+          return OpenSsl.SSL_TLSEXT_ERR_ALERT_FATAL;
+        }
+        byte[] ours = ((OpenSslServerContext) engine.owner()).alpn;
+        MemorySegment offered = in.reinterpret(inLength);
+        for (int i = 0; i < ours.length; i += 1 + (ours[i] & 0xff)) {
+          int length = ours[i] & 0xff;
+          for (int j = 0; j < inLength; j += 1 + (offered.get(JAVA_BYTE, j) & 0xff)) {
+            int theirs = offered.get(JAVA_BYTE, j) & 0xff;
+            if (theirs == length
+                && j + 1 + length <= inLength
+                && MemorySegment.mismatch(
+                        offered,
+                        j + 1,
+                        j + 1 + length,
+                        MemorySegment.ofArray(ours),
+                        i + 1,
+                        i + 1 + length)
+                    == -1) {
+              out.reinterpret(ADDRESS.byteSize()).set(ADDRESS, 0, offered.asSlice(j + 1));
+              outLength.reinterpret(1).set(JAVA_BYTE, 0, (byte) length);
+              return OpenSsl.SSL_TLSEXT_ERR_OK;
+            }
+          }
+        }
+        engine.refuse(
+            "no_application_protocol: the client offers none of the server's ALPN protocols");
+        return OpenSsl.SSL_TLSEXT_ERR_ALERT_FATAL;
+      } catch (Throwable e) {
+        return OpenSsl.SSL_TLSEXT_ERR_ALERT_FATAL;
+      }
+    }
+  }
+}

@@ -1,0 +1,78 @@
+package dev.sluice.tls.openssl;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Collections;
+import java.util.Enumeration;
+import javax.net.ssl.SSLSession;
+import javax.net.ssl.SSLSessionContext;
+
+/**
+ * The session cache of an OpenSSL server context, sized and timed like the JDK's. Its sessions stay
+ * inside OpenSSL: they cannot be listed or looked up from here.
+ */
+final class OpenSslSessionContext implements SSLSessionContext {
+  /** What a timeout of 0 (the JDK's "no limit") becomes: OpenSSL has no unlimited timeout. */
+  private static final long NO_LIMIT_SECONDS = 100L * 365 * 24 * 3600;
+
+  private final MemorySegment ctx;
+  private final Object owner; // keeps the context from being freed while this is in use
+
+  OpenSslSessionContext(MemorySegment ctx, Object owner) {
+    this.ctx = ctx;
+    this.owner = owner;
+  }
+
+  @Override
+  public String toString() {
+    return "OpenSslSessionContext[" + owner + "]";
+  }
+
+  @Override
+  public SSLSession getSession(byte[] sessionId) {
+    return null;
+  }
+
+  @Override
+  public Enumeration<byte[]> getIds() {
+    return Collections.emptyEnumeration();
+  }
+
+  @Override
+  public void setSessionTimeout(int seconds) {
+    if (seconds < 0) {
+      throw new IllegalArgumentException("negative session timeout " + seconds);
+    }
+    try {
+      long ignored =
+          (long)
+              OpenSsl.Lib.SSL_CTX_SET_TIMEOUT.invokeExact(
+                  ctx, seconds == 0 ? NO_LIMIT_SECONDS : (long) seconds);
+    } catch (Throwable e) {
+      throw OpenSsl.rethrow(e);
+    }
+  }
+
+  @Override
+  public int getSessionTimeout() {
+    try {
+      long seconds = (long) OpenSsl.Lib.SSL_CTX_GET_TIMEOUT.invokeExact(ctx);
+      return seconds >= NO_LIMIT_SECONDS ? 0 : (int) seconds;
+    } catch (Throwable e) {
+      throw OpenSsl.rethrow(e);
+    }
+  }
+
+  @Override
+  public void setSessionCacheSize(int size) {
+    if (size < 0) {
+      throw new IllegalArgumentException("negative session cache size " + size);
+    }
+    ContextSetup.ctrl(ctx, OpenSsl.SSL_CTRL_SET_SESS_CACHE_SIZE, size, MemorySegment.NULL);
+  }
+
+  @Override
+  public int getSessionCacheSize() {
+    return (int)
+        ContextSetup.ctrl(ctx, OpenSsl.SSL_CTRL_GET_SESS_CACHE_SIZE, 0, MemorySegment.NULL);
+  }
+}
