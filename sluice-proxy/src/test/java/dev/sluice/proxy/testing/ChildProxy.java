@@ -20,23 +20,26 @@ import java.util.concurrent.TimeUnit;
 public final class ChildProxy implements AutoCloseable {
   private final Process process;
   private final List<String> output = new CopyOnWriteArrayList<>();
+  private final Thread reader;
 
   private ChildProxy(Process process) {
     this.process = process;
-    Thread.ofVirtual()
-        .start(
-            () -> {
-              try (BufferedReader in =
-                  new BufferedReader(
-                      new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = in.readLine()) != null) {
-                  output.add(line);
-                }
-              } catch (IOException ended) {
-                // the process is gone
-              }
-            });
+    this.reader =
+        Thread.ofVirtual()
+            .start(
+                () -> {
+                  try (BufferedReader in =
+                      new BufferedReader(
+                          new InputStreamReader(
+                              process.getInputStream(), StandardCharsets.UTF_8))) {
+                    String line;
+                    while ((line = in.readLine()) != null) {
+                      output.add(line);
+                    }
+                  } catch (IOException ended) {
+                    // the process is gone
+                  }
+                });
   }
 
   /** Starts {@code sluice <args>}, output and errors merged. */
@@ -153,6 +156,8 @@ public final class ChildProxy implements AutoCloseable {
     if (!process.waitFor(Await.PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
       throw new AssertionError("the child did not exit:\n" + String.join("\n", output));
     }
+    // The exit can be seen before its last lines are read: wait for the end of its output.
+    reader.join(Await.PATIENCE.toMillis());
     return process.exitValue();
   }
 
