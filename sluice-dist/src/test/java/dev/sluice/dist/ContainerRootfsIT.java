@@ -25,6 +25,7 @@ class ContainerRootfsIT {
       List.of(
           "root filesystem read-only, /tmp writable",
           "--version: ",
+          "auto runs epoll and openssl",
           "check of the image's configuration: ",
           "health check passes while the demo is live",
           "the proxy runs as 10001:10001",
