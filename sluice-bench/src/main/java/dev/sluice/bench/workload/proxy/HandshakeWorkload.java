@@ -127,11 +127,18 @@ public final class HandshakeWorkload extends ProxyWorkload {
     String key = keyType(params).id().equals("rsa") ? "an RSA-2048 signature" : "a P-256 signature";
     return switch (impl) {
       case SLUICE ->
-          "predicted: full: an X25519 exchange and "
-              + key
-              + " in the JDK's SSLEngine (Java big-integer and EC code): issue 16 measured about"
-              + " 3.8x HAProxy's CPU per handshake with openssl s_time; resumed: "
-              + RESUMED_WORK;
+          "jdk".equals(ProxyWorkload.tlsEngine(params))
+              ? "predicted: full: an X25519 exchange and "
+                  + key
+                  + " in the JDK's SSLEngine (Java big-integer and EC code): issue 16 measured"
+                  + " about 3.8x HAProxy's CPU per handshake with openssl s_time; resumed: "
+                  + RESUMED_WORK
+              : "predicted: full: an X25519 exchange and "
+                  + key
+                  + " in C (OpenSSL 3 through the OpenSSL engine, which tls.engine auto takes"
+                  + " where libssl.so.3 loads; --engine jdk for the JDK's SSLEngine), plus the"
+                  + " engine's upcalls; resumed: "
+                  + RESUMED_WORK;
       case NETTY ->
           "predicted: the JDK's SSLEngine as Sluice's, plus SslHandler; close to Sluice per"
               + " handshake";
