@@ -308,13 +308,15 @@ class TlsFeaturesTest extends TlsTestBase {
           }
         };
     Listener listener = listen(group, serverConfig(), () -> server);
-    CompletableFuture<Void> notWritable = new CompletableFuture<>();
-    CompletableFuture<Void> writableAgain = new CompletableFuture<>();
+    // What isWritable() said inside each change's callback: afterwards, on the test's thread, the
+    // loop may already have flushed below the low watermark.
+    CompletableFuture<Boolean> notWritable = new CompletableFuture<>();
+    CompletableFuture<Boolean> writableAgain = new CompletableFuture<>();
     RecordingHandler client =
         new RecordingHandler() {
           @Override
           public void onWritabilityChanged(Connection connection, boolean writable) {
-            (writable ? writableAgain : notWritable).complete(null);
+            (writable ? writableAgain : notWritable).complete(connection.isWritable());
           }
         };
     TlsConnection connection = connect(group, clientConfig(), listener, client);
@@ -330,12 +332,11 @@ class TlsFeaturesTest extends TlsTestBase {
               .write(new PayloadPattern(i).buffer(size, i % 2 == 0))
               .thenRun(() -> order.append(index).append(','));
     }
-    await(notWritable);
-    assertThat(connection.isWritable()).isFalse();
+    assertThat(await(notWritable)).isFalse();
     await(server.tlsActive()).resumeReading();
     await(received);
     await(last);
-    await(writableAgain);
+    assertThat(await(writableAgain)).isTrue();
     StringBuilder expected = new StringBuilder();
     for (int i = 0; i < writes; i++) {
       expected.append(i).append(',');
