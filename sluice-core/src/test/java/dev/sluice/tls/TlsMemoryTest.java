@@ -163,9 +163,14 @@ class TlsMemoryTest extends TlsTestBase {
       c.loop().execute(() -> held.complete(c.heldCiphertextBytes() + (int) c.pendingWriteBytes()));
       assertThat(await(held)).isZero();
     }
-    // Forty idle connections cost no more buffers than one did: buffers belong to the loops.
-    assertThat(afterAll.tlsBufferBytes()).isPositive().isEqualTo(afterFirst.tlsBufferBytes());
-    assertThat(afterAll.nativeBytes()).isEqualTo(afterFirst.nativeBytes());
+    // Forty idle connections cost no more buffers than one did on each loop: buffers belong to the
+    // loops (with a listening socket per loop, later connections may reach a loop the first did
+    // not, which then has its own).
+    assertThat(afterAll.tlsBufferBytes())
+        .isPositive()
+        .isLessThanOrEqualTo(afterFirst.tlsBufferBytes() * group.loops().size());
+    assertThat(afterAll.nativeBytes())
+        .isLessThanOrEqualTo(afterFirst.nativeBytes() * group.loops().size());
     assertThat(afterAll.nativeBytes()).isLessThanOrEqualTo(perLoopCeiling(group));
   }
 
