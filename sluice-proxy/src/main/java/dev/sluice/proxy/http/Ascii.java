@@ -48,6 +48,33 @@ final class Ascii {
     return b >= 'A' && b <= 'Z' ? b + 32 : b;
   }
 
+  /**
+   * Where the list element starting at {@code at} ends: the next comma before {@code end}, or end.
+   */
+  static int elementEnd(ByteBuffer b, int at, int end) {
+    int comma = at;
+    while (comma < end && b.get(comma) != ',') {
+      comma++;
+    }
+    return comma;
+  }
+
+  /** {@code from} moved past the whitespace that starts {@code b[from, to)}. */
+  static int trimStart(ByteBuffer b, int from, int to) {
+    while (from < to && whitespace(b.get(from))) {
+      from++;
+    }
+    return from;
+  }
+
+  /** {@code to} moved back over the whitespace that ends {@code b[from, to)}. */
+  static int trimEnd(ByteBuffer b, int from, int to) {
+    while (to > from && whitespace(b.get(to - 1))) {
+      to--;
+    }
+    return to;
+  }
+
   /** Whether {@code b[from, to)} equals {@code lowerCase} ignoring ASCII case. */
   static boolean equalsIgnoreCase(ByteBuffer b, int from, int to, String lowerCase) {
     if (to - from != lowerCase.length()) {

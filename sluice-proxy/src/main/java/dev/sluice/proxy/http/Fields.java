@@ -135,18 +135,9 @@ public final class Fields {
     int at = spans[i * SPAN + VALUE_START];
     int end = spans[i * SPAN + VALUE_END];
     while (at <= end) {
-      int comma = at;
-      while (comma < end && source.get(comma) != ',') {
-        comma++;
-      }
-      int from = at;
-      int to = comma;
-      while (from < to && Ascii.whitespace(source.get(from))) {
-        from++;
-      }
-      while (to > from && Ascii.whitespace(source.get(to - 1))) {
-        to--;
-      }
+      int comma = Ascii.elementEnd(source, at, end);
+      int from = Ascii.trimStart(source, at, comma);
+      int to = Ascii.trimEnd(source, from, comma);
       if (Ascii.equalsIgnoreCase(source, from, to, token)) {
         return true;
       }

@@ -31,18 +31,9 @@ final class FramingFields {
       int at = fields.valueStart(i);
       int end = fields.valueEnd(i);
       while (true) {
-        int comma = at;
-        while (comma < end && b.get(comma) != ',') {
-          comma++;
-        }
-        int from = at;
-        int to = comma;
-        while (from < to && Ascii.whitespace(b.get(from))) {
-          from++;
-        }
-        while (to > from && Ascii.whitespace(b.get(to - 1))) {
-          to--;
-        }
+        int comma = Ascii.elementEnd(b, at, end);
+        int from = Ascii.trimStart(b, at, comma);
+        int to = Ascii.trimEnd(b, from, comma);
         long value = digits(b, from, to);
         if (value < 0 || (length != ABSENT && value != length)) {
           return INVALID;
@@ -102,18 +93,9 @@ final class FramingFields {
       int at = fields.valueStart(i);
       int end = fields.valueEnd(i);
       while (true) {
-        int comma = at;
-        while (comma < end && b.get(comma) != ',') {
-          comma++;
-        }
-        int from = at;
-        int to = comma;
-        while (from < to && Ascii.whitespace(b.get(from))) {
-          from++;
-        }
-        while (to > from && Ascii.whitespace(b.get(to - 1))) {
-          to--;
-        }
+        int comma = Ascii.elementEnd(b, at, end);
+        int from = Ascii.trimStart(b, at, comma);
+        int to = Ascii.trimEnd(b, from, comma);
         if (from == to) {
           return Codings.MALFORMED;
         }
