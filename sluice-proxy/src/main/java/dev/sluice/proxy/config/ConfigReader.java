@@ -6,6 +6,12 @@ import dev.sluice.proxy.config.ClusterConfig.UpstreamConfig;
 import dev.sluice.proxy.config.ListenerTls.Certificate;
 import dev.sluice.proxy.config.ListenerTls.ClientAuthMode;
 import dev.sluice.proxy.config.YamlNode.Problems;
+import dev.sluice.proxy.http.ForwardedFor;
+import dev.sluice.proxy.http.HeadReader;
+import dev.sluice.proxy.http.HeaderEdits;
+import dev.sluice.proxy.http.HeaderRewrite;
+import dev.sluice.proxy.http.HttpRoute;
+import dev.sluice.proxy.http.HttpRoutes;
 import dev.sluice.proxy.proxyprotocol.FingerprintTlvs;
 import dev.sluice.proxy.proxyprotocol.ProxyHeader;
 import dev.sluice.proxy.proxyprotocol.ProxyHeaderParser;
@@ -56,12 +62,29 @@ public final class ConfigReader {
 
   /** The timeouts a listener may set for its pairs (the fields of {@link TimeoutSettings}). */
   private static final String[] PAIR_TIMEOUTS = {
-    "connect", "idle", "handshake", "halfClose", "maxConnectionDuration", "writeStall"
+    "connect",
+    "idle",
+    "handshake",
+    "halfClose",
+    "maxConnectionDuration",
+    "writeStall",
+    "requestHead",
+    "keepAlive",
+    "responseHead"
   };
 
   /** The global timeouts: a pair's, and the drain's. */
   private static final String[] GLOBAL_TIMEOUTS = {
-    "connect", "idle", "handshake", "halfClose", "maxConnectionDuration", "writeStall", "drain"
+    "connect",
+    "idle",
+    "handshake",
+    "halfClose",
+    "maxConnectionDuration",
+    "writeStall",
+    "requestHead",
+    "keepAlive",
+    "responseHead",
+    "drain"
   };
 
   private static final int DEFAULT_CLIENT_HELLO_BYTES = 16 * 1024;
@@ -253,7 +276,9 @@ public final class ConfigReader {
             "limits",
             "timeouts",
             "buffers",
-            "proxyProtocol");
+            "proxyProtocol",
+            "protocol",
+            "http");
     String name = name(node, f);
     Endpoint address = bindAddress(require(node, f, "address"));
     ListenerTls tls = f.containsKey("tls") ? listenerTls(f.get("tls")) : null;
@@ -273,11 +298,120 @@ public final class ConfigReader {
     Limits limits = f.containsKey("limits") ? limits(f.get("limits"), tls) : Limits.NONE;
     ListenerProxyProtocol proxyProtocol =
         f.containsKey("proxyProtocol") ? acceptProxyProtocol(f.get("proxyProtocol")) : null;
+    ListenerHttp http = http(node, f, route, tls, clusters);
     if (name == null || address == null || route == null) {
       return null;
     }
     return new ListenerConfig(
-        name, address, route, tls, maxConnections, timeouts, reads, limits, proxyProtocol);
+        name, address, route, tls, maxConnections, timeouts, reads, limits, proxyProtocol, http);
+  }
+
+  // ---- the HTTP/1 path ----
+
+  /** The listener's HTTP settings with {@code protocol: http}, else null. */
+  private ListenerHttp http(
+      YamlNode listener,
+      Map<String, YamlNode> f,
+      Route route,
+      ListenerTls tls,
+      Set<String> clusters) {
+    YamlNode protocol = f.get("protocol");
+    String kind = protocol == null ? "tcp" : protocol.text().orElse("tcp");
+    if (!kind.equals("tcp") && !kind.equals("http")) {
+      protocol.problem("'" + kind + "' is not a protocol: tcp (the default) or http");
+      return null;
+    }
+    YamlNode node = f.get("http");
+    if (kind.equals("tcp")) {
+      if (node != null) {
+        node.problem("http settings are for a listener with protocol: http");
+      }
+      return null;
+    }
+    if (tls instanceof ListenerTls.Passthrough) {
+      protocol.problem("an HTTP listener reads requests: it cannot pass TLS through unread");
+    }
+    if (route instanceof Route.BySni) {
+      listener.problem(
+          "an HTTP listener routes each request by host and path (http.routes), with cluster: for"
+              + " the rest; sni rules are for tcp listeners");
+    }
+    String defaultCluster = route instanceof Route.ToCluster to ? to.cluster() : null;
+    Map<String, YamlNode> h =
+        node == null
+            ? Map.of()
+            : node.fields(
+                "routes", "forwardedFor", "requestHeaders", "responseHeaders", "maxHeaderBytes");
+    List<HttpRoute> rules = new ArrayList<>();
+    if (h.containsKey("routes")) {
+      for (YamlNode rule : h.get("routes").items()) {
+        Map<String, YamlNode> r = rule.fields("host", "pathPrefix", "cluster");
+        YamlNode target = require(rule, r, "cluster");
+        String cluster = target == null ? null : clusterReference(target, clusters);
+        String host = r.containsKey("host") ? r.get("host").text().orElse(null) : null;
+        String prefix =
+            r.containsKey("pathPrefix") ? r.get("pathPrefix").text().orElse(null) : null;
+        if (cluster == null) {
+          continue;
+        }
+        try {
+          rules.add(new HttpRoute(host, prefix, cluster));
+        } catch (IllegalArgumentException e) {
+          rule.problem(e.getMessage());
+        }
+      }
+    }
+    ForwardedFor forwardedFor = ForwardedFor.REPLACE;
+    if (h.containsKey("forwardedFor")) {
+      YamlNode mode = h.get("forwardedFor");
+      String text = mode.text().orElse("");
+      switch (text) {
+        case "replace" -> forwardedFor = ForwardedFor.REPLACE;
+        case "append" -> forwardedFor = ForwardedFor.APPEND;
+        case "off" -> forwardedFor = ForwardedFor.OFF;
+        default ->
+            mode.problem("'" + text + "' is not a forwardedFor mode: replace, append or off");
+      }
+    }
+    HeaderEdits request = headerEdits(h.get("requestHeaders"));
+    HeaderEdits response = headerEdits(h.get("responseHeaders"));
+    int maxHeaderBytes =
+        h.containsKey("maxHeaderBytes")
+            ? (int)
+                sizeIn(
+                    h.get("maxHeaderBytes"),
+                    HeadReader.MIN_MAX_HEAD_BYTES,
+                    1024 * 1024,
+                    ListenerHttp.DEFAULT_MAX_HEADER_BYTES)
+            : ListenerHttp.DEFAULT_MAX_HEADER_BYTES;
+    if (defaultCluster == null) {
+      return null;
+    }
+    return new ListenerHttp(
+        new HttpRoutes(rules, defaultCluster),
+        new HeaderRewrite(forwardedFor, request, response),
+        maxHeaderBytes);
+  }
+
+  /** {@code {set: {Name: value}, remove: [Name]}}, or none. */
+  private HeaderEdits headerEdits(YamlNode node) {
+    if (node == null) {
+      return HeaderEdits.NONE;
+    }
+    Map<String, YamlNode> f = node.fields("set", "remove");
+    Map<String, String> set = new java.util.LinkedHashMap<>();
+    if (f.containsKey("set")) {
+      for (Map.Entry<String, YamlNode> e : f.get("set").fields().entrySet()) {
+        set.put(e.getKey(), e.getValue().text().orElse(""));
+      }
+    }
+    List<String> remove = f.containsKey("remove") ? strings(f.get("remove")) : List.of();
+    try {
+      return HeaderEdits.of(set, remove);
+    } catch (IllegalArgumentException e) {
+      node.problem(e.getMessage());
+      return HeaderEdits.NONE;
+    }
   }
 
   private ListenerProxyProtocol acceptProxyProtocol(YamlNode node) {
@@ -948,7 +1082,10 @@ public final class ConfigReader {
         timeout(f, "handshake", base.handshake()),
         timeout(f, "halfClose", base.halfClose()),
         timeout(f, "maxConnectionDuration", base.maxConnectionDuration()),
-        timeout(f, "writeStall", base.writeStall()));
+        timeout(f, "writeStall", base.writeStall()),
+        timeout(f, "requestHead", base.requestHead()),
+        timeout(f, "keepAlive", base.keepAlive()),
+        timeout(f, "responseHead", base.responseHead()));
   }
 
   private Duration timeout(Map<String, YamlNode> f, String key, Duration fallback) {

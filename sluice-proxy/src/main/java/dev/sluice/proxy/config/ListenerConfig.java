@@ -12,6 +12,7 @@ package dev.sluice.proxy.config;
  * @param reads the read sizes of its pairs (likewise)
  * @param limits what it refuses at once (rates, per-address limits, networks, clients without SNI)
  * @param proxyProtocol the PROXY protocol headers its clients begin with, or null for none
+ * @param http the HTTP/1 path's settings ({@code protocol: http}), or null for the raw TCP pipe
  */
 public record ListenerConfig(
     String name,
@@ -22,9 +23,24 @@ public record ListenerConfig(
     TimeoutSettings timeouts,
     ReadSizes reads,
     Limits limits,
-    ListenerProxyProtocol proxyProtocol) {
+    ListenerProxyProtocol proxyProtocol,
+    ListenerHttp http) {
 
-  /** A listener without PROXY protocol headers. */
+  /** A raw TCP listener. */
+  public ListenerConfig(
+      String name,
+      Endpoint address,
+      Route route,
+      ListenerTls tls,
+      int maxConnections,
+      TimeoutSettings timeouts,
+      ReadSizes reads,
+      Limits limits,
+      ListenerProxyProtocol proxyProtocol) {
+    this(name, address, route, tls, maxConnections, timeouts, reads, limits, proxyProtocol, null);
+  }
+
+  /** A raw TCP listener without PROXY protocol headers. */
   public ListenerConfig(
       String name,
       Endpoint address,
@@ -34,6 +50,6 @@ public record ListenerConfig(
       TimeoutSettings timeouts,
       ReadSizes reads,
       Limits limits) {
-    this(name, address, route, tls, maxConnections, timeouts, reads, limits, null);
+    this(name, address, route, tls, maxConnections, timeouts, reads, limits, null, null);
   }
 }

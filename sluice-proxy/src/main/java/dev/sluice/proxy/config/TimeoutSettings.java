@@ -15,6 +15,12 @@ import java.time.Duration;
  * @param maxConnectionDuration a pair this old closes, whatever it is doing (off by default)
  * @param writeStall a pair whose one side has had bytes pending and taken none of them for this
  *     long is reset: being backpressured is no licence to hold bytes forever
+ * @param requestHead on an HTTP listener, the most time to a request head's end, from the
+ *     connection's start or the next request's first byte: 408 after (the slowloris bound)
+ * @param keepAlive on an HTTP listener, the most time a client connection waits idle between
+ *     requests
+ * @param responseHead on an HTTP listener, the most time from a request sent to its response's
+ *     head: 504 after
  */
 public record TimeoutSettings(
     Duration connect,
@@ -22,10 +28,34 @@ public record TimeoutSettings(
     Duration handshake,
     Duration halfClose,
     Duration maxConnectionDuration,
-    Duration writeStall) {
+    Duration writeStall,
+    Duration requestHead,
+    Duration keepAlive,
+    Duration responseHead) {
+
+  /** The raw path's timeouts, the HTTP ones at their defaults. */
+  public TimeoutSettings(
+      Duration connect,
+      Duration idle,
+      Duration handshake,
+      Duration halfClose,
+      Duration maxConnectionDuration,
+      Duration writeStall) {
+    this(
+        connect,
+        idle,
+        handshake,
+        halfClose,
+        maxConnectionDuration,
+        writeStall,
+        Duration.ofSeconds(10),
+        Duration.ofSeconds(60),
+        Duration.ofSeconds(60));
+  }
 
   /**
-   * connect 5s, idle 1h, handshake 10s, halfClose 1m, maxConnectionDuration none, writeStall 1m.
+   * connect 5s, idle 1h, handshake 10s, halfClose 1m, maxConnectionDuration none, writeStall 1m;
+   * requestHead 10s, keepAlive 60s, responseHead 60s.
    */
   public static final TimeoutSettings DEFAULTS =
       new TimeoutSettings(

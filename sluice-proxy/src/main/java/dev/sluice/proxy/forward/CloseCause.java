@@ -91,6 +91,16 @@ public enum CloseCause {
   SNI_REQUIRED("sni_required"),
   /** The proxy shut down. */
   SHUTDOWN("shutdown"),
+  /** An HTTP listener refused a request it answered itself (400, 405, 414, 421, 431, 501, 505). */
+  BAD_REQUEST("bad_request"),
+  /** An HTTP client did not finish a request head within the requestHead timeout (408). */
+  REQUEST_HEAD_TIMEOUT("request_head_timeout"),
+  /** An HTTP client connection sat idle between requests for the keepAlive timeout. */
+  KEEP_ALIVE_TIMEOUT("keep_alive_timeout"),
+  /** An HTTP upstream sent a response that cannot answer the request (502). */
+  BAD_RESPONSE("bad_response"),
+  /** An HTTP upstream sent no response head within the responseHead timeout (504). */
+  RESPONSE_HEAD_TIMEOUT("response_head_timeout"),
   /** An error on the client's connection. */
   CLIENT_ERROR("client_error"),
   /** An error on the upstream's connection. */

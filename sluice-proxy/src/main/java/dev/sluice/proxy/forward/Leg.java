@@ -115,7 +115,7 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
     }
     if (pausedForPeer && charged == 0) {
       pausedForPeer = false;
-      resumeIfForwarding();
+      resumeIfRelayWants();
     }
   }
 
@@ -213,7 +213,7 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
       send(peer().connection, held);
     }
     if (!pausedForPeer) {
-      resumeIfForwarding();
+      resumeIfRelayWants();
     }
   }
 
@@ -236,12 +236,26 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
   void budgetAvailable() {
     waitingForBudget = false;
     if (!pausedForPeer) {
-      resumeIfForwarding();
+      resumeIfRelayWants();
     }
   }
 
-  private void resumeIfForwarding() {
-    if (pair.forwarding()
+  /** Reads again if nothing holds this leg back and the relay wants its bytes. */
+  void resumeIfWanted() {
+    if (!pausedForPeer && !waitingForBudget) {
+      resumeIfRelayWants();
+    }
+  }
+
+  /** Stops reading this side until {@link #resumeIfWanted} (a relay holding what it read). */
+  void pauseReads() {
+    if (connection != null && connection.isOpen()) {
+      connection.pauseReading();
+    }
+  }
+
+  private void resumeIfRelayWants() {
+    if (pair.relay().wantsReads(this)
         && connection != null
         && connection.isOpen()
         && !closed

@@ -309,7 +309,7 @@ public final class Pair {
 
     @Override
     public void failed(CloseCause cause, String detail, boolean reset) {
-      close(cause, detail, reset);
+      relay.onConnectFailed(Pair.this, cause, detail, reset);
     }
   }
 
@@ -437,6 +437,22 @@ public final class Pair {
     finishIfDone();
   }
 
+  /**
+   * Ends the pair once the client has what is queued for it (an answer the relay gave, the last
+   * response): the client's output is shut down after those bytes, the upstream closed (reset when
+   * {@code resetUpstream}); the pair is done when the client closes in turn.
+   */
+  void endAfterClientFlush(CloseCause why, String detail, boolean resetUpstream) {
+    if (state == PairState.CLOSED) {
+      return;
+    }
+    facts.cause(why, detail);
+    state = PairState.CLOSING;
+    client.shutdownOutput();
+    closeLeg(upstream, resetUpstream);
+    finishIfDone();
+  }
+
   private static void closeLeg(Leg leg, boolean hard) {
     Connection c = leg.connection();
     if (c != null && c.isOpen()) {
@@ -468,6 +484,7 @@ public final class Pair {
     }
     client.releaseAll();
     upstream.releaseAll();
+    relay.onPairEnded(this);
     Upstream target = facts.target();
     if (target != null && facts.upstreamConnected()) {
       target.released(

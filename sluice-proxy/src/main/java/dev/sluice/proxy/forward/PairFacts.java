@@ -34,6 +34,8 @@ public final class PairFacts {
    */
   private boolean causeProvisional;
 
+  private String route;
+
   PairFacts() {}
 
   // ---- addresses ----
@@ -121,6 +123,18 @@ public final class PairFacts {
   }
 
   // ---- the upstream and the timings ----
+
+  /**
+   * The cluster an HTTP request was routed to (the one under way, else the last), or null on the
+   * raw path, whose route is the listener's.
+   */
+  public String route() {
+    return route;
+  }
+
+  void route(String cluster) {
+    this.route = cluster;
+  }
 
   /** The upstream chosen (the one connected, or the last one tried), or null. */
   public Pair.Upstream target() {

@@ -16,6 +16,16 @@ import java.nio.ByteBuffer;
  * Pair#relay(Relay)}); and closes the pair with a cause ({@link Pair#close}).
  */
 public interface Relay {
+  /** The raw pipe (one instance serves every pair). */
+  static Relay rawPipe() {
+    return RawRelay.INSTANCE;
+  }
+
+  /** A new HTTP/1 relay, for one pair of a listener with these settings. */
+  static Relay http(dev.sluice.proxy.config.ListenerHttp settings) {
+    return new HttpRelay(settings);
+  }
+
   /** The client's leg is active and admitted (its TLS handshake done, its SNI checked). */
   void start(Pair pair);
 
@@ -30,4 +40,20 @@ public interface Relay {
 
   /** {@code leg}'s side ended its output (an EOF, or a TLS close_notify). */
   void onEnded(Leg leg);
+
+  /**
+   * Whether {@code leg} may read now (asked when what held it back is gone: its peer drained, the
+   * budget has room). The raw relay reads only while forwarding.
+   */
+  default boolean wantsReads(Leg leg) {
+    return leg.pair().forwarding();
+  }
+
+  /** The pair ended: what the relay holds goes back to the budget, its timers stop. */
+  default void onPairEnded(Pair pair) {}
+
+  /** The upstream connect failed for good ({@link UpstreamConnect.Outcome#failed}). */
+  default void onConnectFailed(Pair pair, CloseCause cause, String detail, boolean reset) {
+    pair.close(cause, detail, reset);
+  }
 }

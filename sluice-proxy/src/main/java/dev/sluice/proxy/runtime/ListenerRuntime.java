@@ -11,6 +11,7 @@ import dev.sluice.proxy.cluster.Cluster;
 import dev.sluice.proxy.config.Endpoint;
 import dev.sluice.proxy.config.Limits;
 import dev.sluice.proxy.config.ListenerConfig;
+import dev.sluice.proxy.config.ListenerHttp;
 import dev.sluice.proxy.config.ListenerTls;
 import dev.sluice.proxy.config.ReadSizes;
 import dev.sluice.proxy.config.Route;
@@ -18,6 +19,7 @@ import dev.sluice.proxy.config.TimeoutSettings;
 import dev.sluice.proxy.forward.CloseCause;
 import dev.sluice.proxy.forward.InFlightBudget;
 import dev.sluice.proxy.forward.Pair;
+import dev.sluice.proxy.forward.Relay;
 import dev.sluice.proxy.forward.UpstreamChoice;
 import dev.sluice.proxy.limit.Admission;
 import dev.sluice.proxy.metrics.ListenerStats;
@@ -318,10 +320,12 @@ public final class ListenerRuntime implements Pair.Owner {
   public UpstreamChoice choose(Pair pair, java.util.List<Pair.Upstream> tried) {
     Settings now = settings;
     String cluster =
-        switch (now.config().route()) {
-          case Route.ToCluster to -> to.cluster();
-          case Route.BySni sni -> sni.clusterFor(pair.facts().serverName());
-        };
+        pair.facts().route() != null
+            ? pair.facts().route()
+            : switch (now.config().route()) {
+              case Route.ToCluster to -> to.cluster();
+              case Route.BySni sni -> sni.clusterFor(pair.facts().serverName());
+            };
     if (cluster == null) {
       return new UpstreamChoice.NoRoute(
           pair.facts().serverName() == null
@@ -336,6 +340,12 @@ public final class ListenerRuntime implements Pair.Owner {
       case Cluster.Chosen chosen -> new UpstreamChoice.To(chosen.upstream());
       case Cluster.NoneAvailable none -> new UpstreamChoice.NoneHealthy(none.why());
     };
+  }
+
+  @Override
+  public Relay relay(Pair pair) {
+    ListenerHttp http = settings.config().http();
+    return http == null ? Relay.rawPipe() : Relay.http(http);
   }
 
   @Override

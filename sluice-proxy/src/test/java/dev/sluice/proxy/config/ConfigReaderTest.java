@@ -535,6 +535,60 @@ class ConfigReaderTest {
   }
 
   @Test
+  void badHttpSettingsAreReportedWithTheirLines() {
+    String yaml =
+        MINIMAL.replace(
+            "    cluster: echo\n",
+            """
+                cluster: echo
+                protocol: http
+                http:
+                  routes:
+                    - {host: "api.example.com:80", cluster: echo}
+                    - {pathPrefix: /v1/, cluster: nowhere}
+                  forwardedFor: sometimes
+                  requestHeaders: {set: {"Bad Name": x}}
+                  responseHeaders: {set: {X-A: "${nothing}"}}
+                  maxHeaderBytes: 10B
+            """);
+    assertThat(problems(yaml))
+        .extracting(Problem::line, Problem::path)
+        .containsExactly(
+            tuple(8, "listeners[0].http.routes[0]"),
+            tuple(9, "listeners[0].http.routes[1].cluster"),
+            tuple(10, "listeners[0].http.forwardedFor"),
+            tuple(11, "listeners[0].http.requestHeaders"),
+            tuple(12, "listeners[0].http.responseHeaders"),
+            tuple(13, "listeners[0].http.maxHeaderBytes"));
+  }
+
+  @Test
+  void httpSettingsNeedAnHttpListener() {
+    Problem tcp =
+        onlyProblem(MINIMAL.replace("    cluster: echo\n", "    cluster: echo\n    http: {}\n"));
+    assertThat(tcp.path()).isEqualTo("listeners[0].http");
+    assertThat(tcp.message()).contains("protocol: http");
+    Problem unknown =
+        onlyProblem(
+            MINIMAL.replace("    cluster: echo\n", "    cluster: echo\n    protocol: h2\n"));
+    assertThat(unknown.message()).contains("'h2' is not a protocol");
+  }
+
+  @Test
+  void anHttpListenerReadsItsSettingsAndTimeouts() throws Exception {
+    ProxyConfig config =
+        read(
+            MINIMAL.replace(
+                "    cluster: echo\n",
+                "    cluster: echo\n    protocol: http\n    timeouts: {requestHead: 2s}\n"));
+    ListenerConfig listener = config.listeners().getFirst();
+    assertThat(listener.http().routes().defaultCluster()).isEqualTo("echo");
+    assertThat(listener.http().rewrite()).isEqualTo(dev.sluice.proxy.http.HeaderRewrite.DEFAULT);
+    assertThat(listener.timeouts().requestHead()).isEqualTo(java.time.Duration.ofSeconds(2));
+    assertThat(listener.timeouts().keepAlive()).isEqualTo(java.time.Duration.ofSeconds(60));
+  }
+
+  @Test
   void aListenerNeedsExactlyOneRoute() {
     String both =
         MINIMAL.replace(

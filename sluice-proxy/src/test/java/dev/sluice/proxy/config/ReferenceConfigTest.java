@@ -49,7 +49,13 @@ class ReferenceConfigTest {
 
     assertThat(config.listeners())
         .extracting(ListenerConfig::name)
-        .containsExactly("plain", "tls", "passthrough", "behind-lb");
+        .containsExactly("plain", "tls", "passthrough", "behind-lb", "web");
+    ListenerConfig web = config.listeners().get(4);
+    assertThat(web.http().routes().clusterFor("api.example.com", "/v1/x")).isEqualTo("app");
+    assertThat(web.http().routes().clusterFor("api.example.com", "/v2/x")).isEqualTo("echo");
+    assertThat(web.http().maxHeaderBytes()).isEqualTo(32 * 1024);
+    assertThat(web.timeouts().requestHead()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(config.listeners().get(0).http()).isNull(); // tcp, the default
     ListenerConfig plain = config.listeners().get(0);
     assertThat(plain.maxConnections()).isEqualTo(10000);
     assertThat(plain.timeouts().idle()).isEqualTo(Duration.ofMinutes(30));

@@ -1,0 +1,605 @@
+package dev.sluice.proxy.forward;
+
+import dev.sluice.net.Connection;
+import dev.sluice.net.EventLoop;
+import dev.sluice.proxy.config.ListenerHttp;
+import dev.sluice.proxy.http.BodyReader;
+import dev.sluice.proxy.http.ConnectionFacts;
+import dev.sluice.proxy.http.Exchange;
+import dev.sluice.proxy.http.HeadReader;
+import dev.sluice.proxy.http.HeadResult;
+import dev.sluice.proxy.http.HeadWriter;
+import dev.sluice.proxy.http.ProxyAnswer;
+import dev.sluice.proxy.http.RequestHead;
+import dev.sluice.proxy.http.ResponseHead;
+import dev.sluice.tls.TlsConnection;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+
+/**
+ * The HTTP/1 path: reads each request head from the client before any upstream exists, routes it,
+ * writes the rewritten head upstream and streams the body through; then reads the response head,
+ * rewrites it and streams its body back. One exchange at a time: bytes of a pipelined request that
+ * arrive before the response is done are kept (exact size, charged to the budget) and the client is
+ * not read meanwhile, so responses go back in order. A 101 hands the pair to the raw relay.
+ *
+ * <p>An idle keep-alive pair holds no buffer: the head readers hold bytes only for a head under
+ * way, and the body readers are counters. One instance per pair; loop thread only.
+ */
+final class HttpRelay implements Relay, Runnable {
+
+  /** Where the client's side of the exchange is. */
+  private enum RequestPhase {
+    /** Reading a request head (or waiting for one: keep-alive). */
+    HEAD,
+    /** Streaming the request's body to the upstream. */
+    BODY,
+    /** The whole request went upstream; what the client sends next waits for the response. */
+    SENT,
+    /** The proxy answered the client and is ending the connection: nothing more is read. */
+    DONE
+  }
+
+  /** Where the upstream's side of the exchange is. */
+  private enum ResponsePhase {
+    /** No request is waiting for an answer. */
+    NONE,
+    /** Reading a response head (interim ones included). */
+    HEAD,
+    /** Streaming the response's body to the client. */
+    BODY
+  }
+
+  /** What the one timer judges now. */
+  private enum Deadline {
+    NONE,
+    REQUEST_HEAD,
+    KEEP_ALIVE,
+    RESPONSE_HEAD,
+    /** The proxy answered and shut the client's output down: the client gets this long to close. */
+    LINGER
+  }
+
+  /** A chunked body's trailer section is bounded like a head. */
+  private static final int MAX_TRAILER_BYTES = 8 * 1024;
+
+  private final ListenerHttp settings;
+  private final HeadReader<RequestHead> requests;
+  private final HeadReader<ResponseHead> responses;
+  private Pair pair;
+  private RequestPhase requestPhase = RequestPhase.HEAD;
+  private ResponsePhase responsePhase = ResponsePhase.NONE;
+
+  /**
+   * The request under way, for what its response means. Its fields viewed the read it came in and
+   * are not read after it.
+   */
+  private RequestHead request;
+
+  private BodyReader requestBody;
+  private BodyReader responseBody;
+  private boolean clientKeepAlive;
+
+  /** The upstream's head for the first request, kept while the upstream connects. */
+  private byte[] headForUpstream;
+
+  /** Client bytes read past the request under way (pipelined), exact size, or null. */
+  private byte[] waiting;
+
+  /** Bytes the head readers hold, as charged to the budget. */
+  private int headBytesCharged;
+
+  /** Whether any byte of the current response went to the client (then no error answer fits). */
+  private boolean responseStarted;
+
+  private ConnectionFacts connectionFacts;
+  private Deadline deadline = Deadline.NONE;
+  private EventLoop.Timeout timer;
+
+  HttpRelay(ListenerHttp settings) {
+    this.settings = settings;
+    this.requests = HeadReader.requests(settings.maxHeaderBytes());
+    this.responses = HeadReader.responses(settings.maxHeaderBytes());
+  }
+
+  // ---- the relay's events ----
+
+  @Override
+  public void start(Pair pair) {
+    this.pair = pair;
+    arm(Deadline.REQUEST_HEAD, pair.owner().timeouts().requestHead());
+    pair.client().resumeIfWanted();
+  }
+
+  @Override
+  public void onRead(Leg from, ByteBuffer data) {
+    if (from.side() == Side.CLIENT) {
+      fromClient(data);
+    } else {
+      fromUpstream(data);
+    }
+  }
+
+  @Override
+  public void onUpstreamActive(Pair pair) {
+    byte[] head = headForUpstream;
+    headForUpstream = null;
+    pair.client().forward(ByteBuffer.wrap(head));
+    pair.client().startForwarding(); // body bytes that came while connecting
+    pair.upstream().startForwarding();
+    if (pair.client().ended()) {
+      pair.upstream().shutdownOutput();
+    }
+    armResponseHeadIfSent();
+  }
+
+  @Override
+  public boolean wantsReads(Leg leg) {
+    if (requestPhase == RequestPhase.DONE) {
+      return leg.side() == Side.CLIENT;
+    }
+    if (!pair.isOpen()) {
+      return false;
+    }
+    if (leg.side() == Side.UPSTREAM) {
+      return pair.forwarding();
+    }
+    return waiting == null;
+  }
+
+  @Override
+  public void onEnded(Leg leg) {
+    if (leg.side() == Side.CLIENT) {
+      clientEnded();
+    } else {
+      upstreamEnded();
+    }
+  }
+
+  @Override
+  public void onConnectFailed(Pair pair, CloseCause cause, String detail, boolean reset) {
+    int status =
+        switch (cause) {
+          case CONNECT_TIMEOUT, UPSTREAM_TLS_TIMEOUT -> 504;
+          case NO_HEALTHY_UPSTREAM, NO_ROUTE, LIMIT_REACHED, FD_EXHAUSTED -> 503;
+          default -> 502;
+        };
+    answer(status, cause, detail);
+  }
+
+  // ---- the client's bytes ----
+
+  private void fromClient(ByteBuffer data) {
+    while (data.hasRemaining() && pair.isOpen()) {
+      switch (requestPhase) {
+        case HEAD -> {
+          if (!readRequestHead(data)) {
+            return;
+          }
+        }
+        case BODY -> forwardRequestBody(data);
+        case SENT -> {
+          keepWaiting(data);
+          return;
+        }
+        case DONE -> {
+          data.position(data.limit()); // after an answer that ends the connection: dropped
+          return;
+        }
+      }
+    }
+  }
+
+  /** Whether a head was read whole (and {@code data} moved past it). */
+  private boolean readRequestHead(ByteBuffer data) {
+    if (deadline == Deadline.KEEP_ALIVE) {
+      arm(
+          Deadline.REQUEST_HEAD,
+          pair.owner().timeouts().requestHead()); // the next request has begun
+    }
+    switch (requests.offer(data)) {
+      case HeadResult.NeedMore<RequestHead> more -> {
+        data.position(data.limit());
+        chargeHeads();
+        return false;
+      }
+      case HeadResult.Refused<RequestHead> refused -> {
+        answer(refused.status(), CloseCause.BAD_REQUEST, refused.reason());
+        return false;
+      }
+      case HeadResult.Complete<RequestHead> complete -> {
+        chargeHeads();
+        data.position(data.position() + complete.consumed());
+        return onRequest(complete.head());
+      }
+    }
+  }
+
+  private boolean onRequest(RequestHead head) {
+    disarm();
+    if (head.isConnect()) {
+      answer(405, CloseCause.BAD_REQUEST, "CONNECT is not proxied");
+      return false;
+    }
+    String cluster = settings.routes().clusterFor(head);
+    Connection upstream = pair.upstream().connection();
+    if (upstream != null && !cluster.equals(pair.facts().route())) {
+      // The pair's upstream leg serves one cluster; a client told 421 retries on a new connection.
+      answer(
+          421,
+          CloseCause.BAD_REQUEST,
+          "a request for cluster " + cluster + " on a connection to " + pair.facts().route());
+      return false;
+    }
+    pair.facts().route(cluster);
+    request = head;
+    requestBody = head.framing().reader(400, MAX_TRAILER_BYTES);
+    requestPhase = requestBody.finished() ? RequestPhase.SENT : RequestPhase.BODY;
+    responsePhase = ResponsePhase.HEAD;
+    responseStarted = false;
+    byte[] upstreamHead = HeadWriter.request(head, settings.rewrite(), facts(), true);
+    if (upstream == null) {
+      headForUpstream = upstreamHead;
+      pair.connectUpstream();
+    } else {
+      pair.client().forward(ByteBuffer.wrap(upstreamHead));
+      armResponseHeadIfSent();
+    }
+    return pair.isOpen();
+  }
+
+  private void forwardRequestBody(ByteBuffer data) {
+    int n = requestBody.scan(data);
+    if (n > 0) {
+      pair.client().forward(data.slice(data.position(), n));
+      data.position(data.position() + n);
+    }
+    if (requestBody.refusal() != null) {
+      refuseMidway(requestBody.refusal().status(), requestBody.refusal().reason());
+      return;
+    }
+    if (requestBody.finished()) {
+      requestPhase = RequestPhase.SENT;
+      armResponseHeadIfSent();
+    }
+  }
+
+  /** Keeps the rest of {@code data} until the response under way is done, and stops reading. */
+  private void keepWaiting(ByteBuffer data) {
+    int n = data.remaining();
+    byte[] kept;
+    if (waiting == null) {
+      kept = new byte[n];
+      data.get(kept);
+    } else {
+      kept = new byte[waiting.length + n];
+      System.arraycopy(waiting, 0, kept, 0, waiting.length);
+      data.get(kept, waiting.length, n);
+    }
+    waiting = kept;
+    pair.budget().charge(n);
+    pair.client().pauseReads();
+  }
+
+  private void clientEnded() {
+    switch (requestPhase) {
+      case HEAD -> {
+        if (responsePhase == ResponsePhase.NONE) {
+          // Between requests (or inside a head, which can never complete now): nothing is lost.
+          pair.close(CloseCause.CLIENT_EOF, null, false);
+        } else {
+          pair.upstream().shutdownOutput(); // the response under way still goes back
+          clientKeepAlive = false;
+        }
+      }
+      case BODY -> {
+        if (!requestBody.endOfInput()) {
+          pair.close(CloseCause.CLIENT_EOF, "the client ended inside a request body", true);
+        }
+      }
+      case SENT -> {
+        clientKeepAlive = false;
+        pair.upstream().shutdownOutput();
+      }
+      case DONE -> {}
+    }
+  }
+
+  // ---- the upstream's bytes ----
+
+  private void fromUpstream(ByteBuffer data) {
+    while (data.hasRemaining() && pair.isOpen()) {
+      switch (responsePhase) {
+        case NONE -> {
+          pair.close(CloseCause.BAD_RESPONSE, "the upstream sent bytes no request asked for", true);
+          return;
+        }
+        case HEAD -> {
+          if (!readResponseHead(data)) {
+            return;
+          }
+        }
+        case BODY -> forwardResponseBody(data);
+      }
+    }
+  }
+
+  private boolean readResponseHead(ByteBuffer data) {
+    switch (responses.offer(data)) {
+      case HeadResult.NeedMore<ResponseHead> more -> {
+        data.position(data.limit());
+        chargeHeads();
+        return false;
+      }
+      case HeadResult.Refused<ResponseHead> refused -> {
+        answer(502, CloseCause.BAD_RESPONSE, refused.reason());
+        return false;
+      }
+      case HeadResult.Complete<ResponseHead> complete -> {
+        chargeHeads();
+        data.position(data.position() + complete.consumed());
+        return onResponse(complete.head(), data);
+      }
+    }
+  }
+
+  private boolean onResponse(ResponseHead head, ByteBuffer rest) {
+    Exchange.Outcome outcome = Exchange.outcome(request, head);
+    switch (outcome) {
+      case Exchange.Bad bad -> {
+        answer(502, CloseCause.BAD_RESPONSE, bad.refusal().reason());
+        return false;
+      }
+      case Exchange.Interim interim -> {
+        if (interim.forward()) {
+          toClient(head, outcome);
+        }
+        return true;
+      }
+      case Exchange.Switch s -> {
+        disarm();
+        toClient(head, outcome);
+        switchToRaw(rest);
+        return false;
+      }
+      case Exchange.Final f -> {
+        disarm();
+        // This pair's upstream leg cannot be replaced: an upstream that will not take another
+        // request ends the client's connection after this response too.
+        Exchange.Final answered =
+            f.upstreamReusable() ? f : new Exchange.Final(f.body(), false, false);
+        clientKeepAlive = answered.clientKeepAlive() && requestPhase == RequestPhase.SENT;
+        toClient(head, answered);
+        responseBody = answered.body().reader(502, MAX_TRAILER_BYTES);
+        responsePhase = ResponsePhase.BODY;
+        if (responseBody.finished()) {
+          exchangeDone();
+        }
+        return pair.isOpen();
+      }
+    }
+  }
+
+  private void toClient(ResponseHead head, Exchange.Outcome outcome) {
+    byte[] bytes =
+        HeadWriter.response(head, request, outcome, settings.rewrite().response(), facts());
+    responseStarted = true;
+    pair.upstream().forward(ByteBuffer.wrap(bytes));
+  }
+
+  private void forwardResponseBody(ByteBuffer data) {
+    int n = responseBody.scan(data);
+    if (n > 0) {
+      pair.upstream().forward(data.slice(data.position(), n));
+      data.position(data.position() + n);
+    }
+    if (responseBody.refusal() != null) {
+      pair.close(CloseCause.BAD_RESPONSE, responseBody.refusal().reason(), true);
+      return;
+    }
+    if (responseBody.finished()) {
+      exchangeDone();
+    }
+  }
+
+  private void upstreamEnded() {
+    switch (responsePhase) {
+      case NONE ->
+          // An idle upstream went away: this pair cannot reach another, so the client goes too.
+          pair.close(CloseCause.UPSTREAM_EOF, "the upstream closed between requests", false);
+      case HEAD -> {
+        if (responseStarted) {
+          pair.close(CloseCause.UPSTREAM_EOF, "the upstream ended after an interim response", true);
+        } else {
+          answer(502, CloseCause.BAD_RESPONSE, "the upstream closed before its response head");
+        }
+      }
+      case BODY -> {
+        if (responseBody.endOfInput()) {
+          exchangeDone(); // a body delimited by the close
+        } else {
+          pair.close(CloseCause.UPSTREAM_EOF, "the upstream ended inside a response body", true);
+        }
+      }
+    }
+  }
+
+  // ---- between exchanges ----
+
+  private void exchangeDone() {
+    responsePhase = ResponsePhase.NONE;
+    responseStarted = false;
+    request = null;
+    requestBody = null;
+    responseBody = null;
+    if (!clientKeepAlive) {
+      endAfterFlush(CloseCause.CLIENT_EOF, null);
+      return;
+    }
+    requestPhase = RequestPhase.HEAD;
+    arm(Deadline.KEEP_ALIVE, pair.owner().timeouts().keepAlive());
+    byte[] next = waiting;
+    if (next != null) {
+      waiting = null;
+      pair.budget().release(next.length);
+      fromClient(ByteBuffer.wrap(next));
+    }
+    pair.client().resumeIfWanted();
+  }
+
+  private void switchToRaw(ByteBuffer rest) {
+    pair.relay(RawRelay.INSTANCE);
+    if (rest.hasRemaining()) {
+      pair.upstream().forward(rest.slice());
+      rest.position(rest.limit());
+    }
+    byte[] early = waiting;
+    if (early != null) {
+      waiting = null;
+      pair.budget().release(early.length);
+      pair.client().forward(ByteBuffer.wrap(early));
+    }
+    pair.client().resumeIfWanted();
+  }
+
+  // ---- answers the proxy gives itself ----
+
+  /**
+   * Answers {@code status} to the client and ends the connection after it; without a response
+   * begun. A response already under way cannot be replaced: the pair is reset instead.
+   */
+  private void answer(int status, CloseCause cause, String detail) {
+    if (responseStarted) {
+      pair.close(cause, detail, true);
+      return;
+    }
+    Connection client = pair.client().connection();
+    if (client == null || !client.isOpen()) {
+      pair.close(cause, detail, true);
+      return;
+    }
+    client.writeTransient(ByteBuffer.wrap(ProxyAnswer.of(status, true)), null);
+    endAfterFlush(cause, detail + " (answered " + status + ")");
+  }
+
+  /**
+   * Ends the pair once the client has what is queued for it: its output is shut down after the
+   * queued bytes, the upstream is closed, and a client that does not close in turn is reset after
+   * the linger time.
+   */
+  private void endAfterFlush(CloseCause cause, String detail) {
+    requestPhase = RequestPhase.DONE; // what the client still sends is read and dropped
+    releaseHeld();
+    arm(Deadline.LINGER, pair.owner().timeouts().requestHead());
+    pair.endAfterClientFlush(cause, detail, cause != CloseCause.CLIENT_EOF);
+    pair.client().resumeIfWanted(); // to see the client close in turn
+  }
+
+  private void refuseMidway(int status, String reason) {
+    CloseCause cause = status == 502 ? CloseCause.BAD_RESPONSE : CloseCause.BAD_REQUEST;
+    answer(status, cause, reason);
+  }
+
+  // ---- the budget and the timer ----
+
+  /** Keeps the budget's count of the head readers' bytes exact. */
+  private void chargeHeads() {
+    int held = requests.heldBytes() + responses.heldBytes();
+    int more = held - headBytesCharged;
+    if (more > 0) {
+      pair.budget().charge(more);
+    } else if (more < 0) {
+      pair.budget().release(-more);
+    }
+    headBytesCharged = held;
+  }
+
+  private void releaseHeld() {
+    if (headBytesCharged > 0) {
+      pair.budget().release(headBytesCharged);
+      headBytesCharged = 0;
+    }
+    if (waiting != null) {
+      pair.budget().release(waiting.length);
+      waiting = null;
+    }
+  }
+
+  @Override
+  public void onPairEnded(Pair pair) {
+    disarm();
+    releaseHeld();
+  }
+
+  private void armResponseHeadIfSent() {
+    if (requestPhase == RequestPhase.SENT && responsePhase == ResponsePhase.HEAD) {
+      arm(Deadline.RESPONSE_HEAD, pair.owner().timeouts().responseHead());
+    }
+  }
+
+  private void arm(Deadline what, Duration after) {
+    disarm();
+    if (after.isZero()) {
+      return;
+    }
+    deadline = what;
+    timer = pair.client().loop().schedule(after, this);
+  }
+
+  private void disarm() {
+    if (timer != null) {
+      timer.cancel();
+      timer = null;
+    }
+    deadline = Deadline.NONE;
+  }
+
+  /** The timer fired. */
+  @Override
+  public void run() {
+    timer = null;
+    Deadline fired = deadline;
+    deadline = Deadline.NONE;
+    if (fired == Deadline.LINGER) {
+      pair.close(pair.cause(), pair.causeDetail(), true); // nothing once the pair has ended
+      return;
+    }
+    if (!pair.isOpen()) {
+      return;
+    }
+    switch (fired) {
+      case REQUEST_HEAD ->
+          answer(408, CloseCause.REQUEST_HEAD_TIMEOUT, "no whole request head in time");
+      case KEEP_ALIVE ->
+          pair.close(CloseCause.KEEP_ALIVE_TIMEOUT, "idle between requests for too long", false);
+      case RESPONSE_HEAD ->
+          answer(504, CloseCause.RESPONSE_HEAD_TIMEOUT, "no response head in time");
+      case LINGER, NONE -> {}
+    }
+  }
+
+  /** What header templates may name, computed once per connection. */
+  private ConnectionFacts facts() {
+    if (connectionFacts == null) {
+      PairFacts f = pair.facts();
+      String ip = null;
+      int port = 0;
+      if (f.clientAddress() instanceof InetSocketAddress inet) {
+        ip = inet.getAddress() == null ? inet.getHostString() : inet.getAddress().getHostAddress();
+        port = inet.getPort();
+      }
+      Connection client = pair.client().connection();
+      connectionFacts =
+          new ConnectionFacts(
+              ip,
+              port,
+              client instanceof TlsConnection,
+              f.serverName(),
+              f.applicationProtocol(),
+              f.fingerprint() == null ? null : f.fingerprint().ja3(),
+              f.fingerprint() == null ? null : f.fingerprint().ja4());
+    }
+    return connectionFacts;
+  }
+}

@@ -1,0 +1,280 @@
+package dev.sluice.proxy.forward;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.sluice.proxy.testing.ProxyFixture;
+import dev.sluice.testing.Await;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The HTTP/1 path end to end on loopback: curl as the client, the JDK's HTTP server as the
+ * upstreams (one per cluster), and raw sockets for what curl will not send (pipelining, smuggling
+ * attempts, a head that never ends).
+ */
+class HttpRelayTest {
+  @TempDir Path dir;
+
+  private final List<HttpServer> servers = new ArrayList<>();
+
+  /** What each upstream saw: "cluster method path x-forwarded-for x-debug". */
+  private final List<String> seen = new CopyOnWriteArrayList<>();
+
+  private final AtomicInteger requestsSeen = new AtomicInteger();
+  private InetSocketAddress web;
+  private InetSocketAddress api;
+
+  @BeforeEach
+  void upstreams() throws IOException {
+    web = serve("web");
+    api = serve("api");
+  }
+
+  @AfterEach
+  void stop() {
+    servers.forEach(s -> s.stop(0));
+  }
+
+  private InetSocketAddress serve(String name) throws IOException {
+    HttpServer server =
+        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    server.createContext(
+        "/",
+        exchange -> {
+          byte[] body = exchange.getRequestBody().readAllBytes();
+          requestsSeen.incrementAndGet();
+          seen.add(
+              name
+                  + " "
+                  + exchange.getRequestMethod()
+                  + " "
+                  + exchange.getRequestURI()
+                  + " "
+                  + exchange.getRequestHeaders().getFirst("X-Forwarded-For")
+                  + " "
+                  + exchange.getRequestHeaders().getFirst("X-Debug")
+                  + " "
+                  + exchange.getRequestHeaders().getFirst("X-Env"));
+          reply(exchange, name + " got " + body.length + " B");
+        });
+    server.start();
+    servers.add(server);
+    return server.getAddress();
+  }
+
+  private static void reply(HttpExchange exchange, String text) throws IOException {
+    byte[] bytes = (text + "\n").getBytes(StandardCharsets.US_ASCII);
+    exchange.getResponseHeaders().add("X-Upstream-Secret", "yes");
+    exchange.sendResponseHeaders(200, bytes.length);
+    try (OutputStream out = exchange.getResponseBody()) {
+      out.write(bytes);
+    }
+  }
+
+  private ProxyFixture proxy(String timeouts) throws Exception {
+    return ProxyFixture.start(
+        """
+        %s
+        listeners:
+          - name: front
+            address: 127.0.0.1:0
+            protocol: http
+            cluster: web
+            http:
+              routes:
+                - {host: api.test, pathPrefix: /v1/, cluster: api}
+              requestHeaders: {set: {X-Env: prod}, remove: [X-Debug]}
+              responseHeaders: {remove: [X-Upstream-Secret]}
+              maxHeaderBytes: 1KiB
+        clusters:
+          - name: web
+            upstreams: [{address: "127.0.0.1:%d"}]
+          - name: api
+            upstreams: [{address: "127.0.0.1:%d"}]
+        """
+            .formatted(timeouts, web.getPort(), api.getPort()),
+        dir);
+  }
+
+  private static int port(ProxyFixture proxy) {
+    return ((InetSocketAddress) proxy.address("front")).getPort();
+  }
+
+  private record Run(int exit, String out) {}
+
+  private static Run run(List<String> command) throws Exception {
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    Thread reader =
+        Thread.ofVirtual()
+            .start(
+                () -> {
+                  try {
+                    p.getInputStream().transferTo(out);
+                  } catch (IOException ignored) {
+                    // ended
+                  }
+                });
+    if (!p.waitFor(Await.PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+    }
+    reader.join();
+    return new Run(p.exitValue(), out.toString(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void keepAliveRequestsAreRewrittenBothWays() throws Exception {
+    try (ProxyFixture proxy = proxy("")) {
+      String url = "http://127.0.0.1:" + port(proxy) + "/a";
+      Run curl =
+          run(
+              List.of(
+                  "curl",
+                  "-sv",
+                  "-H",
+                  "X-Forwarded-For: 6.6.6.6",
+                  "-H",
+                  "X-Debug: 1",
+                  url,
+                  url + "?second"));
+      assertThat(curl.exit()).as(curl.out()).isZero();
+      assertThat(curl.out()).contains("web got 0 B").containsPattern("(?i)re-?us");
+      assertThat(curl.out()).doesNotContainIgnoringCase("X-Upstream-Secret");
+      assertThat(seen)
+          .containsExactly(
+              "web GET /a 127.0.0.1 null prod", "web GET /a?second 127.0.0.1 null prod");
+      assertThat(proxy.awaitClosed(1)).hasSize(1); // both requests on one client connection
+    }
+  }
+
+  @Test
+  void requestsAreRoutedByHostAndPath() throws Exception {
+    try (ProxyFixture proxy = proxy("")) {
+      String base = "http://127.0.0.1:" + port(proxy);
+      Run toApi = run(List.of("curl", "-s", "-H", "Host: api.test", base + "/v1/users"));
+      Run toWeb = run(List.of("curl", "-s", "-H", "Host: api.test", base + "/v2/users"));
+      assertThat(toApi.out()).isEqualTo("api got 0 B\n");
+      assertThat(toWeb.out()).isEqualTo("web got 0 B\n");
+    }
+  }
+
+  @Test
+  void aChunkedUploadStreamsThrough() throws Exception {
+    try (ProxyFixture proxy = proxy("")) {
+      Path body = dir.resolve("body");
+      java.nio.file.Files.write(body, new byte[300_000]);
+      Run curl =
+          run(
+              List.of(
+                  "curl",
+                  "-s",
+                  "-H",
+                  "Transfer-Encoding: chunked",
+                  "-T",
+                  body.toString(),
+                  "http://127.0.0.1:" + port(proxy) + "/up"));
+      assertThat(curl.out()).isEqualTo("web got 300000 B\n");
+      assertThat(proxy.runtime().budget().used()).isZero();
+    }
+  }
+
+  @Test
+  void pipelinedRequestsAreAnsweredInOrder() throws Exception {
+    try (ProxyFixture proxy = proxy("");
+        Socket s = connect(proxy)) {
+      String one = "GET /1 HTTP/1.1\r\nHost: x\r\n\r\n";
+      String two = "POST /2 HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc";
+      String three = "GET /v1/3 HTTP/1.1\r\nHost: api.test\r\nConnection: close\r\n\r\n";
+      s.getOutputStream().write((one + two + three).getBytes(StandardCharsets.US_ASCII));
+      String answer = readAll(s.getInputStream());
+      // The third request is for another cluster on a connection to web: 421, which clients
+      // retry on a new connection.
+      assertThat(answer)
+          .containsSubsequence("web got 0 B", "web got 3 B", "HTTP/1.1 421 Misdirected Request");
+      assertThat(seen)
+          .containsExactly("web GET /1 127.0.0.1 null prod", "web POST /2 127.0.0.1 null prod");
+    }
+  }
+
+  @Test
+  void aSmugglingAttemptIsRefusedAndNeverReachesTheUpstream() throws Exception {
+    try (ProxyFixture proxy = proxy("");
+        Socket s = connect(proxy)) {
+      String attack =
+          "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n"
+              + "0\r\n\r\nGET /admin HTTP/1.1\r\nHost: x\r\n\r\n";
+      s.getOutputStream().write(attack.getBytes(StandardCharsets.US_ASCII));
+      String answer = readAll(s.getInputStream());
+      assertThat(answer).startsWith("HTTP/1.1 400 Bad Request").contains("Connection: close");
+      s.shutdownOutput(); // the proxy shut its side after the answer and waits for the client
+      List<Pair> closed = proxy.awaitClosed(1);
+      assertThat(closed.getFirst().cause()).isEqualTo(CloseCause.BAD_REQUEST);
+      assertThat(requestsSeen).hasValue(0);
+    }
+  }
+
+  @Test
+  void anOversizedHeadGets431() throws Exception {
+    try (ProxyFixture proxy = proxy("");
+        Socket s = connect(proxy)) {
+      String head = "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + "a".repeat(2000) + "\r\n\r\n";
+      s.getOutputStream().write(head.getBytes(StandardCharsets.US_ASCII));
+      assertThat(readAll(s.getInputStream())).startsWith("HTTP/1.1 431 ");
+      assertThat(requestsSeen).hasValue(0);
+    }
+  }
+
+  @Test
+  void aHeadThatNeverEndsGets408() throws Exception {
+    try (ProxyFixture proxy = proxy("timeouts: {requestHead: 300ms}");
+        Socket s = connect(proxy)) {
+      s.getOutputStream()
+          .write("GET / HTTP/1.1\r\nHost: x\r\n".getBytes(StandardCharsets.US_ASCII));
+      assertThat(readAll(s.getInputStream())).startsWith("HTTP/1.1 408 Request Timeout");
+      assertThat(proxy.awaitClosed(1).getFirst().cause())
+          .isEqualTo(CloseCause.REQUEST_HEAD_TIMEOUT);
+      assertThat(proxy.runtime().budget().used()).isZero(); // the partial head is given back
+    }
+  }
+
+  @Test
+  void aRefusedUpstreamGets502() throws Exception {
+    servers.getFirst().stop(0); // web's upstream is gone
+    try (ProxyFixture proxy = proxy("");
+        Socket s = connect(proxy)) {
+      s.getOutputStream()
+          .write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+      assertThat(readAll(s.getInputStream())).startsWith("HTTP/1.1 502 Bad Gateway");
+      s.shutdownOutput();
+      assertThat(proxy.awaitClosed(1).getFirst().cause()).isEqualTo(CloseCause.CONNECT_REFUSED);
+    }
+  }
+
+  private static Socket connect(ProxyFixture proxy) throws IOException {
+    Socket s = new Socket(InetAddress.getLoopbackAddress(), port(proxy));
+    s.setSoTimeout((int) Await.PATIENCE.toMillis());
+    return s;
+  }
+
+  private static String readAll(InputStream in) throws IOException {
+    return new String(in.readAllBytes(), StandardCharsets.US_ASCII);
+  }
+}
