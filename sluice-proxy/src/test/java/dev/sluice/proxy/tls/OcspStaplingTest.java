@@ -174,11 +174,17 @@ class OcspStaplingTest {
   }
 
   @Test
-  void engineOpensslStaplesToo() throws Exception {
+  void engineOpensslStaplesAlsoWithATicketKeyFile() throws Exception {
     assumeTrue(TlsEngineKind.openSslUnavailableReason() == null, "OpenSSL cannot run here");
+    byte[] ticketKey = new byte[80];
+    new java.security.SecureRandom().nextBytes(ticketKey);
+    Path keyFile =
+        java.nio.file.Files.writeString(
+            dir.resolve("ticket-keys"), java.util.Base64.getEncoder().encodeToString(ticketKey));
     String certificate = "{cert: \"%s\", key: \"%s\"}".formatted(pki.goodChain, pki.goodKey);
-    try (ProxyFixture proxy =
-        ProxyFixture.start(config(certificate, "\n      engine: openssl"), dir)) {
+    String moreTls =
+        "\n      engine: openssl\n      sessionTickets: {keyFile: \"%s\"}".formatted(keyFile);
+    try (ProxyFixture proxy = ProxyFixture.start(config(certificate, moreTls), dir)) {
       assertThat(proxy.listener("front").tlsEngine()).isEqualTo("openssl");
       String out = awaitStaple(proxy, "Cert Status: good", "-tls1_3");
       assertThat(out).contains("OCSP Response Status: successful").contains("Serial Number: 01");
