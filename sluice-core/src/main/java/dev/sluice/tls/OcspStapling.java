@@ -27,6 +27,9 @@ import javax.net.ssl.SSLContext;
  * response until its nextUpdate, and asks for a new one in the background halfway there (sooner,
  * with backoff, after a failure), never on a handshake.
  *
+ * <p>The OpenSSL engine is handed the response itself: its status callback copies what {@link
+ * #responses} gives for the certificate the connection ended on (by SNI), or staples nothing.
+ *
  * <p>The JDK's engine writes the staple (status_request in TLS 1.2 and 1.3) but has no public way
  * to be handed one: it queries the responder itself, during the handshake, on the thread that runs
  * the handshake's tasks (an event loop here), with no refresh ahead of expiry. So its requests are
@@ -94,7 +97,10 @@ public final class OcspStapling {
     }
   }
 
-  /** Keeps responses for every certificate of {@code config} while {@code owner} is reachable. */
+  /**
+   * Keeps responses for every certificate of {@code config} while {@code owner} (the server's
+   * context, which its copies share) is reachable.
+   */
   static void register(Object owner, TlsServerConfig config) {
     List<KeyMaterial> keys = new ArrayList<>();
     if (config.defaultKey() != null) {
@@ -115,6 +121,20 @@ public final class OcspStapling {
         schedule(entry, Duration.ZERO);
       }
     }
+  }
+
+  /**
+   * Where the fresh DER response for {@code key}'s certificate is read, on every handshake: the
+   * supplier gives null while none is held (not yet fetched, or past its nextUpdate). {@code key}
+   * must be stapleable ({@link #whyNot} null) and {@link #register registered} for responses to be
+   * fetched.
+   */
+  public static java.util.function.Supplier<byte[]> responses(KeyMaterial key) {
+    if (whyNot(key) != null) {
+      throw new IllegalArgumentException(whyNot(key));
+    }
+    CertKey cert = CertKey.of(key.certificate(), key.chain().get(1));
+    return () -> cached(cert);
   }
 
   /** The fresh response held for a certificate, DER, or null (for {@link OcspCacheUrls}). */

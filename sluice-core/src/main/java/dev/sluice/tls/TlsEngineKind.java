@@ -93,43 +93,22 @@ public enum TlsEngineKind {
   /**
    * The engine a server runs: {@link #JDK} or {@link #OPENSSL}.
    *
-   * @param ocspStapling whether the server staples OCSP responses (the JDK engine only)
-   * @throws GeneralSecurityException when OpenSSL is asked for and cannot run these settings
-   */
-  TlsEngineKind resolve(boolean ocspStapling) throws GeneralSecurityException {
-    return resolve(ocspStapling, false);
-  }
-
-  /**
-   * Like {@link #resolve(boolean)}, for a server that may also need OpenSSL's features.
-   *
    * @param ticketKeys whether the server takes its ticket keys from a file (OpenSSL only)
+   * @throws GeneralSecurityException when OpenSSL is asked for and cannot run, or a ticket key file
+   *     is asked of the JDK engine
    */
-  TlsEngineKind resolve(boolean ocspStapling, boolean ticketKeys) throws GeneralSecurityException {
-    if (ocspStapling && ticketKeys) {
-      throw new GeneralSecurityException(
-          "OCSP stapling (JDK engine only) and a ticket key file (OpenSSL engine only) do not go"
-              + " together");
-    }
-    if (ticketKeys && this != JDK) {
-      return OPENSSL.resolve(false, false);
-    }
-    if (ticketKeys) {
+  TlsEngineKind resolve(boolean ticketKeys) throws GeneralSecurityException {
+    if (ticketKeys && this == JDK) {
       throw new GeneralSecurityException(
           "a session ticket key file needs the OpenSSL engine, not jdk");
     }
     return switch (this) {
       case JDK -> JDK;
-      case AUTO -> ocspStapling ? JDK : autoChoice();
+      case AUTO -> ticketKeys ? OPENSSL.resolve(false) : autoChoice();
       case OPENSSL -> {
         String reason = OpenSsl.unavailableReason();
         if (reason != null) {
           throw new GeneralSecurityException("the OpenSSL TLS engine is not available: " + reason);
-        }
-        if (ocspStapling) {
-          throw new GeneralSecurityException(
-              "OCSP stapling is not available on the OpenSSL TLS engine (use engine jdk or"
-                  + " auto)");
         }
         yield OPENSSL;
       }

@@ -54,17 +54,21 @@ public final class TlsServer {
 
   /**
    * Builds the server's TLS context, on the engine the configuration asks for ({@link
-   * TlsEngineKind#AUTO}: OpenSSL when it loads, OCSP stapling is off and OpenSSL takes the
-   * settings, else the JDK, logged with OpenSSL's reason).
+   * TlsEngineKind#AUTO}: OpenSSL when it loads and takes the settings, else the JDK, logged with
+   * OpenSSL's reason).
    *
    * @throws GeneralSecurityException when the engine rejects the configuration (an unknown
    *     protocol...), or OpenSSL is asked for and cannot run
    */
   public static TlsServer create(TlsServerConfig config) throws GeneralSecurityException {
-    if (config.engine().resolve(config.ocspStapling(), config.sessionTicketKeys() != null)
-        == TlsEngineKind.OPENSSL) {
+    if (config.engine().resolve(config.sessionTicketKeys() != null) == TlsEngineKind.OPENSSL) {
       try {
-        return new TlsServer(config, null, null, OpenSslServerContext.create(config));
+        OpenSslServerContext openssl = OpenSslServerContext.create(config);
+        if (config.ocspStapling()) {
+          // Owned by the context, which every copy of this server (withHandshakeTimeout) shares.
+          OcspStapling.register(openssl, config);
+        }
+        return new TlsServer(config, null, null, openssl);
       } catch (GeneralSecurityException refused) {
         // Under auto, a setting OpenSSL's policy refuses (a 1024-bit RSA key or a SHA-1 chain
         // under Debian's SECLEVEL=2) that the JDK takes runs on the JDK; a key file needs OpenSSL.
@@ -104,11 +108,10 @@ public final class TlsServer {
     } catch (IllegalArgumentException e) {
       throw new GeneralSecurityException("invalid TLS server parameters: " + e.getMessage(), e);
     }
-    TlsServer server = new TlsServer(config, context, parameters, null);
     if (config.ocspStapling()) {
-      OcspStapling.register(server, config);
+      OcspStapling.register(context, config);
     }
-    return server;
+    return new TlsServer(config, context, parameters, null);
   }
 
   /**

@@ -40,6 +40,8 @@ public final class OpenSsl {
   static final int SSL_CTRL_GET_SESS_CACHE_SIZE = 43;
   static final int SSL_CTRL_SET_TLSEXT_SERVERNAME_CB = 53;
   static final int SSL_CTRL_SET_TLSEXT_HOSTNAME = 55;
+  static final int SSL_CTRL_SET_TLSEXT_STATUS_REQ_CB = 63;
+  static final int SSL_CTRL_SET_TLSEXT_STATUS_REQ_OCSP_RESP = 71;
   static final int SSL_CTRL_CHAIN_CERT = 89;
   static final int SSL_CTRL_SET_GROUPS_LIST = 92;
   static final int SSL_CTRL_SET_MIN_PROTO_VERSION = 123;
@@ -143,6 +145,9 @@ public final class OpenSsl {
     // crypto
     static final MethodHandle OPENSSL_VERSION_NUM = h("OpenSSL_version_num", f(JAVA_LONG));
     static final MethodHandle OPENSSL_VERSION = h("OpenSSL_version", f(ADDRESS, JAVA_INT));
+    static final MethodHandle CRYPTO_MALLOC =
+        h("CRYPTO_malloc", f(ADDRESS, JAVA_LONG, ADDRESS, JAVA_INT));
+    static final MethodHandle CRYPTO_FREE = h("CRYPTO_free", v(ADDRESS, ADDRESS, JAVA_INT));
     static final MethodHandle ERR_GET_ERROR = h("ERR_get_error", f(JAVA_LONG));
     static final MethodHandle ERR_CLEAR_ERROR = h("ERR_clear_error", v());
     static final MethodHandle ERR_ERROR_STRING_N =
@@ -240,6 +245,7 @@ public final class OpenSsl {
     static final MethodHandle SSL_GET_SERVERNAME =
         h("SSL_get_servername", f(ADDRESS, ADDRESS, JAVA_INT));
     static final MethodHandle SSL_SET_SSL_CTX = h("SSL_set_SSL_CTX", f(ADDRESS, ADDRESS, ADDRESS));
+    static final MethodHandle SSL_GET_SSL_CTX = h("SSL_get_SSL_CTX", f(ADDRESS, ADDRESS));
     static final MethodHandle SSL_GET_VERSION = h("SSL_get_version", f(ADDRESS, ADDRESS));
     static final MethodHandle SSL_GET_CURRENT_CIPHER =
         h("SSL_get_current_cipher", f(ADDRESS, ADDRESS));

@@ -6,6 +6,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import dev.sluice.tls.ClientAuth;
 import dev.sluice.tls.KeyMaterial;
+import dev.sluice.tls.OcspStapling;
 import dev.sluice.tls.TlsServerConfig;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -21,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Supplier;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLSessionContext;
 
@@ -30,19 +32,22 @@ import javax.net.ssl.SSLSessionContext;
  * moved to the certificate its client names in the servername callback, by the same rule as the JDK
  * engine's key manager: the exact name, then a one-label wildcard, then the default; no default
  * refuses the handshake (unrecognized_name). The starting context keeps the session cache and
- * ticket keys of every connection, whichever certificate it ends on.
+ * ticket keys of every connection, whichever certificate it ends on. With OCSP stapling, each
+ * context's status callback staples the response held for its own certificate ({@link
+ * OcspStapling#responses}), so a connection moved by SNI staples its certificate's.
  */
 @SuppressWarnings("restricted") // native calls are this package's job
 public final class OpenSslServerContext implements OpenSslEngine.Owner {
   private static final Cleaner CLEANER = Cleaner.create();
   private static final int SSL_AD_HANDSHAKE_FAILURE = 40;
 
-  /** One certificate's context. */
-  private record Certificate(MemorySegment ctx, KeyMaterial key) {}
+  /** One certificate's context, and where its OCSP responses are read (null without stapling). */
+  private record Certificate(MemorySegment ctx, KeyMaterial key, Supplier<byte[]> ocsp) {}
 
   private final Certificate initial;
   private final Certificate fallback;
   private final Map<String, Certificate> byName;
+  private final Map<Long, Certificate> byContext;
   private final byte[] alpn;
   private final TicketKeys ticketKeys;
   private final OpenSslSessionContext sessions;
@@ -51,11 +56,13 @@ public final class OpenSslServerContext implements OpenSslEngine.Owner {
       Certificate initial,
       Certificate fallback,
       Map<String, Certificate> byName,
+      Map<Long, Certificate> byContext,
       byte[] alpn,
       TicketKeys ticketKeys) {
     this.initial = initial;
     this.fallback = fallback;
     this.byName = byName;
+    this.byContext = byContext;
     this.alpn = alpn;
     this.ticketKeys = ticketKeys;
     this.sessions = new OpenSslSessionContext(initial.ctx(), this);
@@ -71,9 +78,6 @@ public final class OpenSslServerContext implements OpenSslEngine.Owner {
     String reason = OpenSsl.unavailableReason();
     if (reason != null) {
       throw new GeneralSecurityException("the OpenSSL TLS engine is not available: " + reason);
-    }
-    if (config.ocspStapling()) {
-      throw new GeneralSecurityException("OCSP stapling is not available on the OpenSSL engine");
     }
     TicketKeys ticketKeys =
         config.sessionTicketKeys() == null ? null : TicketKeys.load(config.sessionTicketKeys());
@@ -92,8 +96,13 @@ public final class OpenSslServerContext implements OpenSslEngine.Owner {
       }
       Certificate initial = fallback != null ? fallback : byName.values().iterator().next();
       byte[] alpn = ContextSetup.alpnWire(config.applicationProtocols());
+      Map<Long, Certificate> byContext = new java.util.HashMap<>();
+      for (Certificate certificate : contexts.values()) {
+        byContext.put(certificate.ctx().address(), certificate);
+      }
       OpenSslServerContext server =
-          new OpenSslServerContext(initial, fallback, Map.copyOf(byName), alpn, ticketKeys);
+          new OpenSslServerContext(
+              initial, fallback, Map.copyOf(byName), Map.copyOf(byContext), alpn, ticketKeys);
       List<MemorySegment> owned = List.copyOf(made);
       CLEANER.register(server, () -> owned.forEach(ContextSetup::free));
       return server;
@@ -140,6 +149,13 @@ public final class OpenSslServerContext implements OpenSslEngine.Owner {
       if (!config.applicationProtocols().isEmpty()) {
         OpenSsl.Lib.SSL_CTX_SET_ALPN_SELECT_CB.invokeExact(ctx, Callbacks.ALPN, MemorySegment.NULL);
       }
+      if (config.ocspStapling()) {
+        // Called on the context the connection ends on, after the servername callback moved it.
+        ignored =
+            (long)
+                OpenSsl.Lib.SSL_CTX_CALLBACK_CTRL.invokeExact(
+                    ctx, OpenSsl.SSL_CTRL_SET_TLSEXT_STATUS_REQ_CB, Callbacks.STATUS);
+      }
     } catch (GeneralSecurityException e) {
       throw e;
     } catch (Throwable e) {
@@ -148,7 +164,8 @@ public final class OpenSslServerContext implements OpenSslEngine.Owner {
     if (ticketKeys != null) {
       ticketKeys.install(ctx);
     }
-    Certificate certificate = new Certificate(ctx, key);
+    Certificate certificate =
+        new Certificate(ctx, key, config.ocspStapling() ? OcspStapling.responses(key) : null);
     contexts.put(key, certificate);
     return certificate;
   }
@@ -242,6 +259,11 @@ public final class OpenSslServerContext implements OpenSslEngine.Owner {
   static final class Callbacks {
     static final MemorySegment SERVER_NAME;
     static final MemorySegment ALPN;
+    static final MemorySegment STATUS;
+
+    /** The file name OpenSSL's allocator is told (it records it only in debug builds). */
+    private static final MemorySegment ALLOCATED_IN =
+        Arena.global().allocateFrom("OpenSslServerContext.java");
 
     static {
       try {
@@ -271,6 +293,14 @@ public final class OpenSslServerContext implements OpenSslEngine.Owner {
                         MemorySegment.class)),
                 FunctionDescriptor.of(
                     JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, JAVA_INT, ADDRESS),
+                Arena.global());
+        STATUS =
+            linker.upcallStub(
+                lookup.findStatic(
+                    Callbacks.class,
+                    "onStatusRequest",
+                    MethodType.methodType(int.class, MemorySegment.class, MemorySegment.class)),
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS),
                 Arena.global());
       } catch (ReflectiveOperationException e) {
         throw new ExceptionInInitializerError(e);
@@ -321,6 +351,50 @@ public final class OpenSslServerContext implements OpenSslEngine.Owner {
         return OpenSsl.SSL_TLSEXT_ERR_OK;
       } catch (Throwable e) {
         return OpenSsl.SSL_TLSEXT_ERR_ALERT_FATAL;
+      }
+    }
+
+    /**
+     * int (*)(SSL *s, void *arg): staples the OCSP response held for the certificate of the
+     * connection's context (the one SNI chose), in a copy OpenSSL owns and frees; none held sends
+     * no staple (NOACK) and the handshake goes on.
+     */
+    private static int onStatusRequest(MemorySegment ssl, MemorySegment arg) {
+      try {
+        OpenSslEngine engine = engine();
+        if (engine == null) {
+          return OpenSsl.SSL_TLSEXT_ERR_NOACK;
+        }
+        MemorySegment ctx = (MemorySegment) OpenSsl.Lib.SSL_GET_SSL_CTX.invokeExact(ssl);
+        Certificate certificate =
+            ((OpenSslServerContext) engine.owner()).byContext.get(ctx.address());
+        byte[] response =
+            certificate == null || certificate.ocsp() == null ? null : certificate.ocsp().get();
+        if (response == null || response.length == 0) {
+          return OpenSsl.SSL_TLSEXT_ERR_NOACK;
+        }
+        MemorySegment copy =
+            (MemorySegment)
+                OpenSsl.Lib.CRYPTO_MALLOC.invokeExact((long) response.length, ALLOCATED_IN, 0);
+        if (copy.equals(MemorySegment.NULL)) {
+          return OpenSsl.SSL_TLSEXT_ERR_NOACK;
+        }
+        MemorySegment.copy(
+            response, 0, copy.reinterpret(response.length), JAVA_BYTE, 0, response.length);
+        long set =
+            (long)
+                OpenSsl.Lib.SSL_CTRL.invokeExact(
+                    ssl,
+                    OpenSsl.SSL_CTRL_SET_TLSEXT_STATUS_REQ_OCSP_RESP,
+                    (long) response.length,
+                    copy);
+        if (set != 1) {
+          OpenSsl.Lib.CRYPTO_FREE.invokeExact(copy, ALLOCATED_IN, 0);
+          return OpenSsl.SSL_TLSEXT_ERR_NOACK;
+        }
+        return OpenSsl.SSL_TLSEXT_ERR_OK;
+      } catch (Throwable e) {
+        return OpenSsl.SSL_TLSEXT_ERR_NOACK;
       }
     }
 

@@ -704,7 +704,7 @@ public final class ConfigReader {
         f.containsKey("sessionTickets") ? ticketKeyFile(f.get("sessionTickets")) : null;
     TlsEngineKind engine =
         f.containsKey("engine")
-            ? tlsEngine(f.get("engine"), staple, ticketKeys != null)
+            ? tlsEngine(f.get("engine"), ticketKeys != null)
             : TlsEngineKind.defaultKind();
     if (ticketKeys != null && engine != TlsEngineKind.JDK) {
       String reason = TlsEngineKind.openSslUnavailableReason();
@@ -712,9 +712,6 @@ public final class ConfigReader {
         f.get("sessionTickets")
             .problem(
                 "a ticket key file needs the OpenSSL engine, which cannot run here: " + reason);
-      } else if (staple) {
-        f.get("sessionTickets")
-            .problem("a ticket key file needs the OpenSSL engine, which cannot staple OCSP");
       }
     }
     return new ListenerTls.Terminate(
@@ -749,8 +746,8 @@ public final class ConfigReader {
     return file;
   }
 
-  /** {@code engine: auto | openssl | jdk}: openssl must load here and cannot staple OCSP. */
-  private TlsEngineKind tlsEngine(YamlNode node, boolean staple, boolean ticketKeys) {
+  /** {@code engine: auto | openssl | jdk}: openssl must load here. */
+  private TlsEngineKind tlsEngine(YamlNode node, boolean ticketKeys) {
     TlsEngineKind engine = choice(node, TlsEngineKind.class, TlsEngineKind.AUTO);
     if (engine == TlsEngineKind.JDK && ticketKeys) {
       node.problem("sessionTickets.keyFile needs the OpenSSL engine: use auto or openssl");
@@ -759,10 +756,6 @@ public final class ConfigReader {
       String reason = TlsEngineKind.openSslUnavailableReason();
       if (reason != null) {
         node.problem("the OpenSSL engine cannot run here: " + reason + " (use auto or jdk)");
-      } else if (staple) {
-        node.problem(
-            "OCSP stapling (ocsp.staple) is not available on the OpenSSL engine: use auto (which"
-                + " runs this listener on jdk) or jdk");
       }
     }
     return engine;

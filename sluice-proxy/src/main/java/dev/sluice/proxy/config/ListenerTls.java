@@ -15,8 +15,7 @@ public sealed interface ListenerTls {
    * @param ciphers the suites and groups offered (the profile's, or those configured)
    * @param ocspStaple whether OCSP responses are stapled
    * @param sessionCache how many sessions are kept for resumption, and how long
-   * @param engine the TLS engine: auto (OpenSSL when it loads and OCSP stapling is off), openssl,
-   *     jdk
+   * @param engine the TLS engine: auto (OpenSSL when it loads), openssl, jdk
    * @param ticketKeyFile session-ticket keys in HAProxy's tls-ticket-keys format (OpenSSL), or null
    *     for the engine's own
    */

@@ -14,7 +14,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * A certificate authority with a real OCSP responder ({@code openssl ocsp}) on loopback: a CA, a
  * responder certificate it signed, and server certificates for localhost whose authority
- * information access names the responder, one good and one revoked in the responder's index.
+ * information access names the responder, one good and one revoked in the responder's index, and
+ * two for other names (alpha.test good, beta.test revoked) for a listener choosing by SNI.
  * Certificate files hold the server's certificate followed by the CA's (stapling needs the issuer).
  * {@link #stop} takes the responder down; the certificates still name it.
  */
@@ -32,11 +33,25 @@ public final class OcspResponder implements AutoCloseable {
 
   public final Path unansweredKey;
 
+  /** A good certificate for alpha.test (serial 04). */
+  public final Path alphaChain;
+
+  public final Path alphaKey;
+
+  /** A revoked certificate for beta.test (serial 05). */
+  public final Path betaChain;
+
+  public final Path betaKey;
+
+  private final int validMinutes;
+  private final java.util.Set<String> revoked = new java.util.TreeSet<>(List.of("02", "05"));
   private Process responder;
 
-  private OcspResponder(Path dir, int port) throws IOException, InterruptedException {
+  private OcspResponder(Path dir, int port, int validMinutes)
+      throws IOException, InterruptedException {
     this.dir = dir;
     this.port = port;
+    this.validMinutes = validMinutes;
     caCert = dir.resolve("ca.pem");
     openssl(
         "req",
@@ -63,9 +78,18 @@ public final class OcspResponder implements AutoCloseable {
     goodChain = issue("good", "/CN=localhost", serverExtensions(port), "01");
     revokedChain = issue("revoked", "/CN=localhost", serverExtensions(port), "02");
     unansweredChain = issue("unanswered", "/CN=localhost", serverExtensions(unused), "03");
+    alphaChain = issue("alpha", "/CN=alpha.test", extensions("alpha.test", port), "04");
+    betaChain = issue("beta", "/CN=beta.test", extensions("beta.test", port), "05");
     goodKey = dir.resolve("good.key");
     revokedKey = dir.resolve("revoked.key");
     unansweredKey = dir.resolve("unanswered.key");
+    alphaKey = dir.resolve("alpha.key");
+    betaKey = dir.resolve("beta.key");
+    writeIndex();
+  }
+
+  /** The responder's index: serials 01, 02, 04, 05, those in {@link #revoked} revoked. */
+  private void writeIndex() throws IOException {
     String expiry =
         ZonedDateTime.now(ZoneOffset.UTC)
             .plusDays(30)
@@ -74,23 +98,53 @@ public final class OcspResponder implements AutoCloseable {
         ZonedDateTime.now(ZoneOffset.UTC)
             .minusHours(1)
             .format(DateTimeFormatter.ofPattern("yyMMddHHmmss'Z'"));
-    Files.writeString(
-        dir.resolve("index.txt"),
-        "V\t"
-            + expiry
-            + "\t\t01\tunknown\t/CN=localhost\n"
-            + "R\t"
-            + expiry
-            + "\t"
-            + revokedAt
-            + "\t02\tunknown\t/CN=localhost\n");
+    StringBuilder index = new StringBuilder();
+    for (String[] entry :
+        new String[][] {
+          {"01", "/CN=localhost"},
+          {"02", "/CN=localhost"},
+          {"04", "/CN=alpha.test"},
+          {"05", "/CN=beta.test"}
+        }) {
+      boolean isRevoked = revoked.contains(entry[0]);
+      index
+          .append(isRevoked ? "R\t" : "V\t")
+          .append(expiry)
+          .append('\t')
+          .append(isRevoked ? revokedAt : "")
+          .append('\t')
+          .append(entry[0])
+          .append("\tunknown\t")
+          .append(entry[1])
+          .append('\n');
+    }
+    Files.writeString(dir.resolve("index.txt"), index);
   }
 
   /** Makes the PKI in {@code dir} and starts the responder (responses valid 5 minutes). */
   public static OcspResponder start(Path dir) throws Exception {
-    OcspResponder pki = new OcspResponder(dir, freePort());
+    return start(dir, 5);
+  }
+
+  /**
+   * Makes the PKI in {@code dir} and starts the responder, its responses valid {@code validMinutes}
+   * (Sluice asks again halfway there).
+   */
+  public static OcspResponder start(Path dir, int validMinutes) throws Exception {
+    OcspResponder pki = new OcspResponder(dir, freePort(), validMinutes);
     pki.startResponder();
     return pki;
+  }
+
+  /**
+   * Revokes the certificate with {@code serial} (two hex digits) from the next answer on: the
+   * responder reads its index when it starts, so it is restarted.
+   */
+  public void revoke(String serial) throws IOException, InterruptedException {
+    stop();
+    revoked.add(serial);
+    writeIndex();
+    startResponder();
   }
 
   /** Starts the responder (again). */
@@ -110,7 +164,7 @@ public final class OcspResponder implements AutoCloseable {
                 "-CA",
                 "ca.pem",
                 "-nmin",
-                "5")
+                String.valueOf(validMinutes))
             .directory(dir.toFile())
             .redirectErrorStream(true)
             .redirectOutput(dir.resolve("responder.log").toFile())
@@ -148,6 +202,14 @@ public final class OcspResponder implements AutoCloseable {
   private static String serverExtensions(int responderPort) {
     return "subjectAltName=DNS:localhost,IP:127.0.0.1\n"
         + "authorityInfoAccess=OCSP;URI:http://127.0.0.1:"
+        + responderPort
+        + "\n";
+  }
+
+  private static String extensions(String dnsName, int responderPort) {
+    return "subjectAltName=DNS:"
+        + dnsName
+        + "\nauthorityInfoAccess=OCSP;URI:http://127.0.0.1:"
         + responderPort
         + "\n";
   }
