@@ -403,6 +403,7 @@ public final class SocketConnection implements Connection {
       if (moved < n) {
         rest = pipe.copyOut(scratch, loop.staging(), (int) (n - moved));
       }
+      loop.countSplice(moved, n - moved);
     } catch (IOException e) {
       pipes.discard(pipe); // bytes of unknown count are left in it
       pipe = null;

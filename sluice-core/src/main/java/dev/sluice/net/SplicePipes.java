@@ -8,7 +8,6 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One loop's pipes for splice(2), at most {@link TransportConfig#splicePipesPerLoop}: a pipe costs
@@ -26,9 +25,6 @@ final class SplicePipes implements AutoCloseable {
   static final LoopLocal<SplicePipes> SLOT =
       new LoopLocal<>(loop -> new SplicePipes(loop.config().splicePipesPerLoop()));
 
-  private static final AtomicLong BYTES_SPLICED = new AtomicLong();
-  private static final AtomicLong BYTES_COPIED_OUT = new AtomicLong();
-
   private final int max;
   private final ArrayDeque<Pipe> free = new ArrayDeque<>();
   private final List<Pipe> all = new ArrayList<>();
@@ -37,16 +33,6 @@ final class SplicePipes implements AutoCloseable {
 
   SplicePipes(int max) {
     this.max = max;
-  }
-
-  /** Bytes moved socket to socket inside the kernel, in this JVM. */
-  static long bytesSpliced() {
-    return BYTES_SPLICED.get();
-  }
-
-  /** Bytes that a target could not take and were copied out of a pipe, in this JVM. */
-  static long bytesCopiedOut() {
-    return BYTES_COPIED_OUT.get();
   }
 
   /** Pipes made so far and not yet closed (held or free). */
@@ -165,11 +151,9 @@ final class SplicePipes implements AutoCloseable {
           break;
         }
         if (errno != Libc.EINTR) {
-          BYTES_SPLICED.addAndGet(moved);
           throw Libc.error("splice", errno);
         }
       }
-      BYTES_SPLICED.addAndGet(moved);
       return moved;
     }
 
@@ -195,7 +179,6 @@ final class SplicePipes implements AutoCloseable {
           throw Libc.error("read from a splice pipe, " + (length - done) + " bytes short", errno);
         }
       }
-      BYTES_COPIED_OUT.addAndGet(length);
       return ByteBuffer.wrap(rest);
     }
 

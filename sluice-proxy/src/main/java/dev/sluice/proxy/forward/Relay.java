@@ -1,5 +1,6 @@
 package dev.sluice.proxy.forward;
 
+import dev.sluice.net.Connection;
 import java.nio.ByteBuffer;
 
 /**
@@ -30,4 +31,12 @@ public interface Relay {
 
   /** {@code leg}'s side ended its output (an EOF, or a TLS close_notify). */
   void onEnded(Leg leg);
+
+  /**
+   * The connection {@code from}'s next read may go to inside the kernel, bypassing {@link #onRead}
+   * (the raw relay, while a leg streams), or null: every read comes to {@link #onRead}.
+   */
+  default Connection spliceTarget(Leg from) {
+    return null;
+  }
 }
