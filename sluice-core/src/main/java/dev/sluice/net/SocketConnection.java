@@ -433,7 +433,7 @@ public final class SocketConnection implements Connection {
 
   private void releasePipe() {
     if (pipe != null) {
-      loop.local(SplicePipes.SLOT).release(pipe);
+      pipe.pool.release(pipe);
       pipe = null;
     }
   }

@@ -29,20 +29,9 @@ final class SplicePipes implements AutoCloseable {
   private final ArrayDeque<Pipe> free = new ArrayDeque<>();
   private final List<Pipe> all = new ArrayList<>();
   private boolean closed;
-  private long exhausted;
 
   SplicePipes(int max) {
     this.max = max;
-  }
-
-  /** Pipes made so far and not yet closed (held or free). */
-  int open() {
-    return all.size();
-  }
-
-  /** Times a pipe was asked for while all were held. */
-  long exhausted() {
-    return exhausted;
   }
 
   /** A free pipe, a new one while fewer than the bound exist, or null. */
@@ -52,14 +41,13 @@ final class SplicePipes implements AutoCloseable {
       return pipe;
     }
     if (all.size() >= max) {
-      exhausted++;
-      return null;
+      return null; // all held by streaming connections: this one copies
     }
     MemorySegment fds = scratch.value;
     if (Libc.pipe2(scratch.errno, scratch.valueAddress, Libc.O_NONBLOCK | Libc.O_CLOEXEC) < 0) {
       throw Libc.error("pipe2", scratch.errno());
     }
-    pipe = new Pipe(fds.get(ValueLayout.JAVA_INT, 0), fds.get(ValueLayout.JAVA_INT, 4));
+    pipe = new Pipe(this, fds.get(ValueLayout.JAVA_INT, 0), fds.get(ValueLayout.JAVA_INT, 4));
     all.add(pipe);
     return pipe;
   }
@@ -92,12 +80,16 @@ final class SplicePipes implements AutoCloseable {
 
   /** Both ends of one non-blocking pipe. */
   static final class Pipe {
+    /** The pool it goes back to (closed with it, so never one made after the loop stopped). */
+    final SplicePipes pool;
+
     private final int readFd;
     private final int writeFd;
     private final Object leakToken;
     private boolean closed;
 
-    private Pipe(int readFd, int writeFd) {
+    private Pipe(SplicePipes pool, int readFd, int writeFd) {
+      this.pool = pool;
       this.readFd = readFd;
       this.writeFd = writeFd;
       this.leakToken = LeakRegistry.track("splice pipe fds " + readFd + "," + writeFd);
