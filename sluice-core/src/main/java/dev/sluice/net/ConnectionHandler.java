@@ -1,6 +1,7 @@
 package dev.sluice.net;
 
 import dev.sluice.memory.BorrowedBytes;
+import java.nio.ByteBuffer;
 
 /**
  * Callbacks of one connection. All of them run on the connection's event loop, one at a time; an
@@ -49,4 +50,26 @@ public interface ConnectionHandler {
 
   /** The connection closed; called exactly once for every connection that became active. */
   default void onClose(Connection connection, CloseReason reason) {}
+
+  /**
+   * Asked before each read on a transport that can splice (epoll): a connection of the same loop to
+   * move this read to inside the kernel (splice(2) through a pipe, never through the loop's slab),
+   * or null, the default, for an ordinary read. The read is ordinary anyway when either socket
+   * cannot splice, {@code target} has writes queued or its output shut, or the loop's pipes are all
+   * held. A pipe costs two descriptors: return a target only while the connection is streaming (its
+   * reads fill), and implement {@link #onSpliced} to hear what moved.
+   */
+  default Connection spliceTarget(Connection connection) {
+    return null;
+  }
+
+  /**
+   * A read went to {@code target} inside the kernel: {@code bytes} were read. What target's socket
+   * did not take at once is in {@code rest}, copied out at exact size (null when it took all): the
+   * handler's to write to target, now, before anything else, or the bytes are lost.
+   */
+  default void onSpliced(Connection connection, Connection target, int bytes, ByteBuffer rest) {
+    throw new IllegalStateException(
+        getClass().getName() + " returned a splice target but does not implement onSpliced");
+  }
 }

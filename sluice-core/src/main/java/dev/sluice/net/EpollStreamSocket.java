@@ -51,6 +51,11 @@ final class EpollStreamSocket implements StreamSocket {
     return fd;
   }
 
+  /** The scratch memory of the loop this socket is registered with. */
+  EpollPoller.Scratch scratch() {
+    return scratch;
+  }
+
   @Override
   public void register(Poller poller, Pollable owner, int ops) throws IOException {
     this.poller = (EpollPoller) poller;

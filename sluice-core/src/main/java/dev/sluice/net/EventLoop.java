@@ -72,6 +72,8 @@ public final class EventLoop implements Executor {
   private final CompletableFuture<Void> terminated = new CompletableFuture<>();
   private final MemoryCounters counters = new MemoryCounters();
   private final LongAdder refused = new LongAdder();
+  private final LongAdder bytesSpliced = new LongAdder();
+  private final LongAdder bytesCopiedOutOfPipes = new LongAdder();
   private final AtomicLong longestTurnNanos = new AtomicLong();
   private final SlabPool slabPool;
   private final ReadSlab readSlab;
@@ -197,6 +199,25 @@ public final class EventLoop implements Executor {
    */
   public long takeLongestTurnNanos() {
     return longestTurnNanos.getAndSet(0);
+  }
+
+  /** Bytes this loop's connections moved socket to socket inside the kernel (splice). */
+  public long bytesSpliced() {
+    return bytesSpliced.sum();
+  }
+
+  /** Bytes of spliced reads that a stalled target could not take, copied out of a pipe. */
+  public long bytesCopiedOutOfPipes() {
+    return bytesCopiedOutOfPipes.sum();
+  }
+
+  void countSplice(long moved, long copiedOut) {
+    if (moved > 0) {
+      bytesSpliced.add(moved);
+    }
+    if (copiedOut > 0) {
+      bytesCopiedOutOfPipes.add(copiedOut);
+    }
   }
 
   /** Operations refused because this loop had stopped (their futures and listeners failed). */

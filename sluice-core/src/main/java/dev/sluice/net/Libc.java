@@ -52,6 +52,10 @@ final class Libc {
   static final int IPV6_V6ONLY = 26;
   static final int MSG_NOSIGNAL = 0x4000;
   static final int SHUT_WR = 1;
+  static final int O_NONBLOCK = 0x800;
+  static final int O_CLOEXEC = 0x80000;
+  static final int SPLICE_F_MOVE = 1;
+  static final int SPLICE_F_NONBLOCK = 2;
 
   static final int EPOLL_CLOEXEC = 0x80000;
   static final int EPOLL_CTL_ADD = 1;
@@ -99,6 +103,8 @@ final class Libc {
   private static final MethodHandle GETPEERNAME;
   private static final MethodHandle SHUTDOWN;
   private static final MethodHandle CLOSE;
+  private static final MethodHandle PIPE2;
+  private static final MethodHandle SPLICE;
   private static final MethodHandle STRERROR;
 
   static {
@@ -126,6 +132,8 @@ final class Libc {
     GETSOCKNAME = quick("getsockname", FunctionDescriptor.of(I, I, L, L));
     GETPEERNAME = quick("getpeername", FunctionDescriptor.of(I, I, L, L));
     SHUTDOWN = quick("shutdown", FunctionDescriptor.of(I, I, I));
+    PIPE2 = quick("pipe2", FunctionDescriptor.of(I, L, I));
+    SPLICE = quick("splice", FunctionDescriptor.of(L, I, L, I, L, L, I));
     CLOSE = Linker.nativeLinker().downcallHandle(find("close"), FunctionDescriptor.of(I, I));
     STRERROR =
         Linker.nativeLinker()
@@ -350,6 +358,23 @@ final class Libc {
   }
 
   /** close(2), without errno: on Linux the descriptor is gone whatever it returns. */
+  static int pipe2(MemorySegment err, long fds, int flags) {
+    try {
+      return (int) PIPE2.invokeExact(err, fds, flags);
+    } catch (Throwable t) {
+      throw unexpected(t);
+    }
+  }
+
+  /** splice(2) between two descriptors at their current positions (no offsets: sockets, pipes). */
+  static long splice(MemorySegment err, int fdIn, int fdOut, long length, int flags) {
+    try {
+      return (long) SPLICE.invokeExact(err, fdIn, 0L, fdOut, 0L, length, flags);
+    } catch (Throwable t) {
+      throw unexpected(t);
+    }
+  }
+
   static void close(int fd) {
     try {
       int ignored = (int) CLOSE.invokeExact(fd);

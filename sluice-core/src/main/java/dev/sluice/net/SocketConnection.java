@@ -50,6 +50,9 @@ public final class SocketConnection implements Connection {
   private int interestOps = -1;
   private CompletableFuture<Connection> connectFuture;
 
+  /** The loop's pipe this connection holds while its reads are spliced (always empty here). */
+  private SplicePipes.Pipe pipe;
+
   private boolean active;
   private boolean inputEnded;
   private Output output = Output.OPEN;
@@ -299,6 +302,13 @@ public final class SocketConnection implements Connection {
         updateInterest();
         return;
       }
+      int spliced = spliceRead();
+      if (spliced == SPLICED_AGAIN) {
+        continue;
+      }
+      if (spliced == SPLICED_DONE) {
+        return;
+      }
       ByteBuffer target = slab.prepareRead();
       if (maxReadBytes < target.remaining()) {
         target.limit(maxReadBytes);
@@ -331,6 +341,100 @@ public final class SocketConnection implements Connection {
       if (n < capacity) {
         return; // the socket is drained: skip a read that would return 0
       }
+    }
+  }
+
+  private static final int NOT_SPLICED = 0;
+  private static final int SPLICED_AGAIN = 1;
+  private static final int SPLICED_DONE = 2;
+
+  /**
+   * Moves one read to the target the handler names inside the kernel, through a pipe of the loop's:
+   * {@link #NOT_SPLICED} when it names none or splicing cannot serve (then the read is an ordinary
+   * one), {@link #SPLICED_AGAIN} when the read filled (read on), {@link #SPLICED_DONE} when the
+   * socket is drained, ended or failed. The pipe is empty again before the handler hears of the
+   * read: what the target did not take is copied out at exact size for the handler.
+   */
+  private int spliceRead() {
+    if (!(socket instanceof EpollStreamSocket from) || loop.config().splicePipesPerLoop() == 0) {
+      return NOT_SPLICED;
+    }
+    Connection asked = handler.spliceTarget(this);
+    if (!(asked instanceof SocketConnection to) || !to.takesSplice(loop)) {
+      releasePipe();
+      return NOT_SPLICED;
+    }
+    EpollPoller.Scratch scratch = from.scratch();
+    SplicePipes pipes = loop.local(SplicePipes.SLOT);
+    if (pipe == null) {
+      try {
+        pipe = pipes.acquire(scratch);
+      } catch (IOException e) {
+        LOG.log(System.Logger.Level.DEBUG, "no pipe for splicing; copying instead", e);
+      }
+      if (pipe == null) {
+        return NOT_SPLICED;
+      }
+    }
+    int max = Math.min(maxReadBytes, loop.config().slabSize());
+    long n;
+    try {
+      n = pipe.fill(scratch, from.fd(), max);
+    } catch (IOException e) {
+      releasePipe(); // nothing moved: still empty
+      closeOnIoError(e);
+      return SPLICED_DONE;
+    }
+    if (n <= 0) {
+      releasePipe();
+      if (n < 0) {
+        onEndOfInput();
+      }
+      return SPLICED_DONE;
+    }
+    lastActivityNanos = loop.nanoTime();
+    ByteBuffer rest = null;
+    try {
+      long moved = pipe.drainTo(scratch, ((EpollStreamSocket) to.socket).fd(), n);
+      if (moved > 0) {
+        to.lastActivityNanos = lastActivityNanos;
+        to.lastWriteNanos = lastActivityNanos;
+      }
+      if (moved < n) {
+        rest = pipe.copyOut(scratch, loop.staging(), (int) (n - moved));
+      }
+      loop.countSplice(moved, n - moved);
+    } catch (IOException e) {
+      pipes.discard(pipe); // bytes of unknown count are left in it
+      pipe = null;
+      to.closeOnIoError(e); // the target's socket failed: what it was sent is lost
+    }
+    if (rest != null || n < max) {
+      releasePipe(); // its target stalled, or this connection is no longer streaming
+    }
+    try {
+      handler.onSpliced(this, to, (int) n, rest);
+    } catch (Throwable t) {
+      closeNow(new CloseReason.Error(t));
+      return SPLICED_DONE;
+    }
+    return n < max ? SPLICED_DONE : SPLICED_AGAIN;
+  }
+
+  /** Whether a read spliced from a connection of {@code readerLoop} may be written here now. */
+  private boolean takesSplice(EventLoop readerLoop) {
+    return loop == readerLoop
+        && socket instanceof EpollStreamSocket
+        && active
+        && closeReason == null
+        && output == Output.OPEN
+        && queue.isEmpty();
+  }
+
+  private void releasePipe() {
+    if (pipe != null) {
+      pipe.pool.release(pipe);
+      pipe = null;
     }
   }
 
@@ -608,6 +712,7 @@ public final class SocketConnection implements Connection {
     }
     closeReason = reason; // one volatile write: closed, and why, become visible together
     loop.timers().cancel(timer);
+    releasePipe();
     socket.close();
     queue.failAll(this::closedException);
     if (connectFuture != null) {

@@ -20,6 +20,8 @@ import java.time.Duration;
  * @param timerTick resolution of idle and connect timeouts
  * @param transport the poller and sockets the loops run on ({@link Transport#AUTO}: epoll on Linux
  *     when its native calls link, else NIO)
+ * @param splicePipesPerLoop pipes each loop may hold for kernel-side forwarding ({@link
+ *     ConnectionHandler#spliceTarget}, epoll only; 0: none, every read is copied)
  */
 public record TransportConfig(
     int eventLoops,
@@ -32,13 +34,17 @@ public record TransportConfig(
     int maxReadsPerEvent,
     int maxBytesPerSocketWrite,
     Duration timerTick,
-    Transport transport) {
+    Transport transport,
+    int splicePipesPerLoop) {
 
   /** The default slab size, 64 KiB. */
   public static final int DEFAULT_SLAB_SIZE = 64 * 1024;
 
   /** The default copy threshold, 32 KiB (inclusive). */
   public static final int DEFAULT_COPY_THRESHOLD = 32 * 1024;
+
+  /** The default bound on a loop's splice pipes (two descriptors each): 64. */
+  public static final int DEFAULT_SPLICE_PIPES_PER_LOOP = 64;
 
   public TransportConfig {
     require(eventLoops >= 1, "eventLoops must be at least 1");
@@ -57,6 +63,7 @@ public record TransportConfig(
     require(
         !timerTick.isNegative() && timerTick.toMillis() >= 1, "timerTick must be at least 1 ms");
     require(transport != null, "transport must not be null");
+    require(splicePipesPerLoop >= 0, "splicePipesPerLoop must not be negative");
   }
 
   /**
@@ -75,7 +82,8 @@ public record TransportConfig(
         16,
         0,
         Duration.ofMillis(10),
-        Transport.fromSystemProperty());
+        Transport.fromSystemProperty(),
+        DEFAULT_SPLICE_PIPES_PER_LOOP);
   }
 
   /** With {@code n} event loops. */
@@ -91,7 +99,8 @@ public record TransportConfig(
         maxReadsPerEvent,
         maxBytesPerSocketWrite,
         timerTick,
-        transport);
+        transport,
+        splicePipesPerLoop);
   }
 
   /** With the given slab size and copy threshold. */
@@ -107,7 +116,8 @@ public record TransportConfig(
         maxReadsPerEvent,
         maxBytesPerSocketWrite,
         timerTick,
-        transport);
+        transport,
+        splicePipesPerLoop);
   }
 
   /** With the given write watermarks. */
@@ -123,7 +133,8 @@ public record TransportConfig(
         maxReadsPerEvent,
         maxBytesPerSocketWrite,
         timerTick,
-        transport);
+        transport,
+        splicePipesPerLoop);
   }
 
   /** With the given staging buffer size. */
@@ -139,7 +150,8 @@ public record TransportConfig(
         maxReadsPerEvent,
         maxBytesPerSocketWrite,
         timerTick,
-        transport);
+        transport,
+        splicePipesPerLoop);
   }
 
   /** With every socket write capped at {@code bytes} (0: no cap). */
@@ -155,7 +167,8 @@ public record TransportConfig(
         maxReadsPerEvent,
         bytes,
         timerTick,
-        transport);
+        transport,
+        splicePipesPerLoop);
   }
 
   /** With the given transport. */
@@ -171,7 +184,25 @@ public record TransportConfig(
         maxReadsPerEvent,
         maxBytesPerSocketWrite,
         timerTick,
-        choice);
+        choice,
+        splicePipesPerLoop);
+  }
+
+  /** With at most {@code pipes} splice pipes per loop (0: no splicing). */
+  public TransportConfig withSplicePipesPerLoop(int pipes) {
+    return new TransportConfig(
+        eventLoops,
+        slabSize,
+        copyThreshold,
+        slabPoolSize,
+        stagingSize,
+        writeHighWatermark,
+        writeLowWatermark,
+        maxReadsPerEvent,
+        maxBytesPerSocketWrite,
+        timerTick,
+        transport,
+        pipes);
   }
 
   private static void require(boolean ok, String message) {

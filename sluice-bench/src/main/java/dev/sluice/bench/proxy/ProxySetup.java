@@ -18,6 +18,7 @@ import java.net.ServerSocket;
  * @param readBufferSize Sluice's {@code buffers.readBufferSize}
  * @param tlsEngine Sluice's {@code tls.engine} ({@code auto}, {@code openssl}, {@code jdk}), or
  *     null to leave the key out of its configuration (the proxy's own default)
+ * @param splice Sluice's {@code splice} ({@code auto}, {@code off}), or null to leave it out
  */
 public record ProxySetup(
     InetSocketAddress listen,
@@ -25,7 +26,19 @@ public record ProxySetup(
     PemFiles tls,
     int maxConnections,
     long readBufferSize,
-    String tlsEngine) {
+    String tlsEngine,
+    String splice) {
+
+  /** A setup that leaves Sluice's splicing to the proxy's default. */
+  public ProxySetup(
+      InetSocketAddress listen,
+      InetSocketAddress upstream,
+      PemFiles tls,
+      int maxConnections,
+      long readBufferSize,
+      String tlsEngine) {
+    this(listen, upstream, tls, maxConnections, readBufferSize, tlsEngine, null);
+  }
 
   /** A setup that leaves Sluice's TLS engine to the proxy's default. */
   public ProxySetup(
@@ -34,7 +47,7 @@ public record ProxySetup(
       PemFiles tls,
       int maxConnections,
       long readBufferSize) {
-    this(listen, upstream, tls, maxConnections, readBufferSize, null);
+    this(listen, upstream, tls, maxConnections, readBufferSize, null, null);
   }
 
   /**

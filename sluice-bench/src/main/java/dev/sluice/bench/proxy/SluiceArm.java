@@ -261,6 +261,9 @@ final class SluiceArm {
         .append(", maxBytesInFlight: ")
         .append(size(ProxySetup.MAX_BYTES_IN_FLIGHT))
         .append("}\n");
+    if (setup.splice() != null) {
+      yaml.append("splice: ").append(setup.splice()).append('\n');
+    }
     if (dev.sluice.bench.harness.JvmFlags.transport() != null) {
       yaml.append("transport: ").append(dev.sluice.bench.harness.JvmFlags.transport().id());
       yaml.append('\n');

@@ -151,7 +151,14 @@ public final class ConfigReader {
   private ProxyConfig proxy(YamlNode root) {
     Map<String, YamlNode> f =
         root.fields(
-            "listeners", "clusters", "timeouts", "buffers", "admin", "accessLog", "transport");
+            "listeners",
+            "clusters",
+            "timeouts",
+            "buffers",
+            "admin",
+            "accessLog",
+            "transport",
+            "splice");
     Map<String, YamlNode> t =
         f.containsKey("timeouts") ? f.get("timeouts").fields(GLOBAL_TIMEOUTS) : Map.of();
     TimeoutSettings timeouts = timeouts(t, TimeoutSettings.DEFAULTS);
@@ -201,8 +208,20 @@ public final class ConfigReader {
         f.containsKey("transport")
             ? choice(f.get("transport"), Transport.class, Transport.AUTO)
             : Transport.AUTO;
+    SpliceMode splice =
+        f.containsKey("splice")
+            ? choice(f.get("splice"), SpliceMode.class, SpliceMode.AUTO)
+            : SpliceMode.AUTO;
     return new ProxyConfig(
-        listeners, clusters, buffers.maxBytesInFlight, drain, admin, accessLog, file, transport);
+        listeners,
+        clusters,
+        buffers.maxBytesInFlight,
+        drain,
+        admin,
+        accessLog,
+        file,
+        transport,
+        splice);
   }
 
   // ---- the operator surface ----

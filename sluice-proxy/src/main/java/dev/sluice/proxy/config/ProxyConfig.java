@@ -15,6 +15,7 @@ import java.util.Optional;
  * @param accessLog where a line per closed pair goes, or null for nowhere
  * @param source where it was read from (a file, or {@code <embedded>})
  * @param transport the event loops' transport (auto, epoll or nio); fixed at start
+ * @param splice whether the raw relay may splice (auto or off); fixed at start
  */
 public record ProxyConfig(
     List<ListenerConfig> listeners,
@@ -24,14 +25,15 @@ public record ProxyConfig(
     AdminConfig admin,
     AccessLogTarget accessLog,
     String source,
-    Transport transport) {
+    Transport transport,
+    SpliceMode splice) {
 
   public ProxyConfig {
     listeners = List.copyOf(listeners);
     clusters = List.copyOf(clusters);
   }
 
-  /** A configuration on the automatic transport choice. */
+  /** A configuration on the automatic transport choice, splicing where it can. */
   public ProxyConfig(
       List<ListenerConfig> listeners,
       List<ClusterConfig> clusters,
@@ -48,7 +50,8 @@ public record ProxyConfig(
         admin,
         accessLog,
         source,
-        Transport.AUTO);
+        Transport.AUTO,
+        SpliceMode.AUTO);
   }
 
   /** The cluster of that name. */

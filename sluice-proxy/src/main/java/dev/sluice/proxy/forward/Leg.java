@@ -24,6 +24,7 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
   private Connection connection;
   private long bytesRead;
   private long reads;
+  private int lastReadBytes;
 
   /** Bytes of this leg's reads queued at the peer, charged to the budget (0 when drained). */
   private long charged;
@@ -58,10 +59,27 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
   @Override
   public void onRead(Connection c, BorrowedBytes bytes) {
     ByteBuffer data = bytes.buffer();
-    bytesRead += data.remaining();
-    reads++;
-    pair.countRead(side, data.remaining());
+    counted(data.remaining());
     pair.relay().onRead(this, data);
+  }
+
+  private void counted(int n) {
+    bytesRead += n;
+    reads++;
+    lastReadBytes = n;
+    pair.countRead(side, n);
+  }
+
+  @Override
+  public Connection spliceTarget(Connection c) {
+    return pair.relay().spliceTarget(this);
+  }
+
+  /** A read went to the peer inside the kernel; {@code rest}: what it could not take (or null). */
+  @Override
+  public void onSpliced(Connection c, Connection target, int n, ByteBuffer rest) {
+    counted(n);
+    SpliceForward.onSpliced(this, target, rest);
   }
 
   /** Forwards {@code data}, read from this side, to the peer (held while the peer is not up). */
@@ -81,6 +99,19 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
   /** Writes {@code data} to the peer; pauses this side if the peer could not take all of it. */
   private void send(Connection dest, ByteBuffer data) {
     dest.writeTransient(data, this);
+    chargePending(dest);
+  }
+
+  /**
+   * Writes {@code copy}, this leg's bytes in a buffer of its own, to the peer, as {@link #send}.
+   */
+  void sendCopy(Connection dest, ByteBuffer copy) {
+    dest.write(copy, this);
+    chargePending(dest);
+  }
+
+  /** Charges what is pending at {@code dest} to the budget and pauses this side until it drains. */
+  private void chargePending(Connection dest) {
     long pending = dest.pendingWriteBytes();
     if (pending > 0) {
       long more = pending - charged;
@@ -144,6 +175,16 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
   /** Bytes of this side's reads still waiting at the peer. */
   public long pendingAtPeer() {
     return charged;
+  }
+
+  /** The size of the last read from this side (spliced or not). */
+  int lastReadBytes() {
+    return lastReadBytes;
+  }
+
+  /** Whether this side is paused until the peer drains what it read. */
+  boolean pausedForPeer() {
+    return pausedForPeer;
   }
 
   /** Whether this side ended its output (EOF). */

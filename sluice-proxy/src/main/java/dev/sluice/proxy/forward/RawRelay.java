@@ -1,5 +1,6 @@
 package dev.sluice.proxy.forward;
 
+import dev.sluice.net.Connection;
 import java.nio.ByteBuffer;
 
 /**
@@ -27,6 +28,11 @@ enum RawRelay implements Relay {
     if (pair.client().ended()) {
       pair.upstream().shutdownOutput(); // the client ended while we connected
     }
+  }
+
+  @Override
+  public Connection spliceTarget(Leg from) {
+    return SpliceForward.target(from);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.sluice.proxy.forward;
 
+import dev.sluice.net.Connection;
 import java.nio.ByteBuffer;
 
 /**
@@ -55,5 +56,13 @@ public interface Relay {
   /** The upstream connect failed for good ({@link UpstreamConnect.Outcome#failed}). */
   default void onConnectFailed(Pair pair, CloseCause cause, String detail, boolean reset) {
     pair.close(cause, detail, reset);
+  }
+
+  /**
+   * The connection {@code from}'s next read may go to inside the kernel, bypassing {@link #onRead}
+   * (the raw relay, while a leg streams), or null: every read comes to {@link #onRead}.
+   */
+  default Connection spliceTarget(Leg from) {
+    return null;
   }
 }

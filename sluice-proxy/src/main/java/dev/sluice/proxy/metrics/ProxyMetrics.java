@@ -368,6 +368,28 @@ public final class ProxyMetrics implements PairObserver {
   }
 
   private void loopMetrics() {
+    CounterWithCallback.builder()
+        .name("sluice_spliced_bytes_total")
+        .help("Bytes raw pairs moved socket to socket inside the kernel (splice: auto, epoll)")
+        .labelNames("loop")
+        .callback(
+            cb -> {
+              for (EventLoop loop : loops()) {
+                cb.call(loop.bytesSpliced(), loop.toString());
+              }
+            })
+        .register(registry);
+    CounterWithCallback.builder()
+        .name("sluice_splice_copied_out_bytes_total")
+        .help("Bytes of spliced reads a slow peer could not take, copied out at exact size")
+        .labelNames("loop")
+        .callback(
+            cb -> {
+              for (EventLoop loop : loops()) {
+                cb.call(loop.bytesCopiedOutOfPipes(), loop.toString());
+              }
+            })
+        .register(registry);
     GaugeWithCallback.builder()
         .name("sluice_event_loop_info")
         .help("1 for each event loop, labelled with the transport it runs on (epoll or nio)")

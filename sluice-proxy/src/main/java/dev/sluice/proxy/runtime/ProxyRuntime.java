@@ -13,6 +13,7 @@ import dev.sluice.proxy.config.ListenerConfig;
 import dev.sluice.proxy.config.ListenerTls;
 import dev.sluice.proxy.config.Problem;
 import dev.sluice.proxy.config.ProxyConfig;
+import dev.sluice.proxy.config.SpliceMode;
 import dev.sluice.proxy.config.Units;
 import dev.sluice.proxy.forward.CloseCause;
 import dev.sluice.proxy.forward.InFlightBudget;
@@ -95,7 +96,11 @@ public final class ProxyRuntime implements AutoCloseable {
             TransportConfig.defaults()
                 .withEventLoops(eventLoops)
                 .withSlab(slabSize, Math.min(TransportConfig.DEFAULT_COPY_THRESHOLD, slabSize))
-                .withTransport(transportFor(config)));
+                .withTransport(transportFor(config))
+                .withSplicePipesPerLoop(
+                    config.splice() == SpliceMode.OFF
+                        ? 0
+                        : TransportConfig.DEFAULT_SPLICE_PIPES_PER_LOOP));
     this.budget = new InFlightBudget(config.maxBytesInFlight());
     this.clusters = clustersOf(config, Map.of(), resolver, tlsFiles);
   }
@@ -217,6 +222,18 @@ public final class ProxyRuntime implements AutoCloseable {
                   + group.transport().id()
                   + " and keep it until a restart (asked for "
                   + next.transport().id()
+                  + ")"));
+    }
+    if (next.splice() != config.splice()) {
+      problems.add(
+          new Problem(
+              next.source(),
+              0,
+              "splice",
+              "splicing is "
+                  + config.splice().id()
+                  + " until a restart (asked for "
+                  + next.splice().id()
                   + ")"));
     }
     for (ListenerConfig l : next.listeners()) {

@@ -711,7 +711,7 @@ class ConfigReaderTest {
                 bad.toString(),
                 9,
                 "extra",
-                "unknown field (known here: accessLog, admin, buffers, clusters, listeners, timeouts, transport)"));
+                "unknown field (known here: accessLog, admin, buffers, clusters, listeners, splice, timeouts, transport)"));
 
     Path missing = conf.resolve("missing.yaml");
     ConfigException none =
@@ -771,7 +771,7 @@ class ConfigReaderTest {
                 FILE,
                 lineOf(yaml, "listners"),
                 "listners",
-                "unknown field (known here: accessLog, admin, buffers, clusters, listeners, timeouts, transport)"));
+                "unknown field (known here: accessLog, admin, buffers, clusters, listeners, splice, timeouts, transport)"));
   }
 
   @Test
@@ -1140,6 +1140,19 @@ class ConfigReaderTest {
             p -> {
               assertThat(p.path()).isEqualTo("transport");
               assertThat(p.message()).contains("'kqueue' is not one of auto, epoll, nio");
+            });
+  }
+
+  @Test
+  void splicingIsAutoUnlessTurnedOff() throws Exception {
+    assertThat(read(MINIMAL).splice()).isEqualTo(SpliceMode.AUTO);
+    assertThat(read(MINIMAL + "splice: off\n").splice()).isEqualTo(SpliceMode.OFF);
+    assertThat(problems(MINIMAL + "splice: always\n"))
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.path()).isEqualTo("splice");
+              assertThat(p.message()).contains("'always' is not one of auto, off");
             });
   }
 

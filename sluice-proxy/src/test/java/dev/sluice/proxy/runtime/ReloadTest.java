@@ -8,6 +8,7 @@ import dev.sluice.proxy.config.ConfigReader;
 import dev.sluice.proxy.config.Endpoint;
 import dev.sluice.proxy.config.ListenerConfig;
 import dev.sluice.proxy.config.ProxyConfig;
+import dev.sluice.proxy.config.SpliceMode;
 import dev.sluice.proxy.forward.CloseCause;
 import dev.sluice.proxy.forward.Pair;
 import dev.sluice.proxy.service.ProxyService;
@@ -233,6 +234,22 @@ class ReloadTest {
             assertThat(server.getInputStream().read()).isEqualTo('w');
           }
         }
+      }
+    }
+  }
+
+  @Test
+  void turningSplicingOffIsRefusedUntilARestart() throws Exception {
+    try (ScriptedUpstream upstream = ScriptedUpstream.start()) {
+      Path file = dir.resolve("sluice.yaml");
+      Files.writeString(file, config("c0", "64KiB", "1h", upstream.address()));
+      try (ProxyService service = start(file)) {
+        Files.writeString(file, "splice: off\n" + config("c0", "64KiB", "1h", upstream.address()));
+        assertThatThrownBy(() -> service.runtime().reload(ConfigReader.read(file)))
+            .isInstanceOf(ConfigException.class)
+            .hasMessageContaining("splice")
+            .hasMessageContaining("splicing is auto until a restart (asked for off)");
+        assertThat(service.runtime().config().splice()).isEqualTo(SpliceMode.AUTO);
       }
     }
   }

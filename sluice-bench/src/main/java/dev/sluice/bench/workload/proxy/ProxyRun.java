@@ -52,7 +52,8 @@ final class ProxyRun implements AutoCloseable {
             tls ? PemFiles.shared(keyType) : null,
             peakConnections + ProxySetup.MAXCONN_MARGIN,
             params.bytes(ProxyWorkload.READ_BUFFER),
-            ProxyWorkload.tlsEngine(params));
+            ProxyWorkload.tlsEngine(params),
+            ProxyWorkload.splice(params));
     Params clientParams =
         side(ProxyWorkload.CLIENT).with(ProxyWorkload.PROXY_PORT, setup.listen().getPort());
     if (tls) {

@@ -39,6 +39,11 @@ abstract class ProxyWorkload implements Workload {
   static final String TLS_VERSION = "tls-version";
   static final String READ_BUFFER = "read-buffer";
 
+  /** Sluice's {@code splice}; {@link #ENGINE_UNSET} leaves the key out (the proxy's default). */
+  static final String SPLICE = "splice";
+
+  static final List<String> SPLICE_MODES = List.of("auto", "off");
+
   /** Sluice's {@code tls.engine}; {@link #ENGINE_UNSET} leaves the key out of its configuration. */
   static final String ENGINE = "engine";
 
@@ -88,6 +93,11 @@ abstract class ProxyWorkload implements Workload {
             READ_BUFFER,
             "64k",
             "Sluice's buffers.readBufferSize (Netty and HAProxy keep their defaults)"));
+    options.add(
+        new Option(
+            SPLICE,
+            ENGINE_UNSET,
+            "the Sluice arm's splice, auto or off; unset writes no such key (the proxy's default)"));
     return List.copyOf(options);
   }
 
@@ -104,6 +114,11 @@ abstract class ProxyWorkload implements Workload {
     if (!engine.equals(ENGINE_UNSET) && !tls) {
       throw new IllegalArgumentException(
           "--engine sets the Sluice arm's tls.engine: it needs --tls");
+    }
+    String splice = params.has(SPLICE) ? params.string(SPLICE) : ENGINE_UNSET;
+    if (!splice.equals(ENGINE_UNSET) && !SPLICE_MODES.contains(splice)) {
+      throw new IllegalArgumentException(
+          "--splice expects " + String.join(", ", SPLICE_MODES) + ", got '" + splice + "'");
     }
     if (params.intBytes(READ_BUFFER) < 1024) {
       throw new IllegalArgumentException("--read-buffer must be at least 1k");
@@ -122,6 +137,12 @@ abstract class ProxyWorkload implements Workload {
   /** Whether the run terminates TLS: always, for a workload without the {@code --tls} flag. */
   static boolean tls(Params params) {
     return !params.has(TLS) || params.flag(TLS);
+  }
+
+  /** The Sluice arm's {@code splice}, or null to write none. */
+  static String splice(Params params) {
+    String splice = params.has(SPLICE) ? params.string(SPLICE) : ENGINE_UNSET;
+    return splice.equals(ENGINE_UNSET) ? null : splice;
   }
 
   /** The Sluice arm's {@code tls.engine}, or null to write none. */
