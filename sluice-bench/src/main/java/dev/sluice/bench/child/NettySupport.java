@@ -11,27 +11,41 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 
-/** How the Netty arms use Netty: NIO transport, default allocator, TCP_NODELAY like Sluice. */
+/**
+ * How the Netty arms use Netty: their transport (NIO, or native epoll for the netty-epoll arm),
+ * default allocator, TCP_NODELAY like Sluice.
+ */
 public final class NettySupport {
   private NettySupport() {}
 
   /** An NIO event loop group of {@code threads} threads. */
   public static EventLoopGroup group(int threads) {
-    return new MultiThreadIoEventLoopGroup(threads, NioIoHandler.newFactory());
+    return group(NettyTransport.NIO, threads);
   }
 
-  /** A client bootstrap on {@code group} whose channels get {@code handler}. */
+  /** An event loop group of {@code threads} threads on {@code transport}. */
+  public static EventLoopGroup group(NettyTransport transport, int threads) {
+    return new MultiThreadIoEventLoopGroup(threads, transport.ioHandlerFactory());
+  }
+
+  /** A client bootstrap on NIO {@code group} whose channels get {@code handler}. */
   public static Bootstrap client(EventLoopGroup group, ChannelHandler handler) {
+    return client(NettyTransport.NIO, group, handler);
+  }
+
+  /**
+   * A client bootstrap on {@code group} (made by {@link #group(NettyTransport, int)} with the same
+   * {@code transport}) whose channels get {@code handler}.
+   */
+  public static Bootstrap client(
+      NettyTransport transport, EventLoopGroup group, ChannelHandler handler) {
     return new Bootstrap()
         .group(group)
-        .channel(NioSocketChannel.class)
+        .channel(transport.socketChannel())
         .option(ChannelOption.TCP_NODELAY, true)
         .handler(handler);
   }
@@ -44,7 +58,7 @@ public final class NettySupport {
       throws InterruptedException {
     return new ServerBootstrap()
         .group(group)
-        .channel(NioServerSocketChannel.class)
+        .channel(NettyTransport.NIO.serverSocketChannel())
         .childOption(ChannelOption.TCP_NODELAY, true)
         .childHandler(childHandler)
         .bind(new InetSocketAddress("127.0.0.1", 0))

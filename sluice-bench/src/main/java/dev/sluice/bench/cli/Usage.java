@@ -38,7 +38,8 @@ public final class Usage {
 
         Options of every workload:
           --impl all|ARM[,ARM]...   arms to run: all of the workload's (the default), one, or a
-                                    comma list (sluice, netty; the TLS workloads and the
+                                    comma list (sluice, netty; all but the TLS workloads
+                                    netty-epoll; the TLS workloads and the
                                     proxy workloads with TLS also have netty-openssl, the
                                     proxy workloads haproxy); they alternate A B C A B C ...
                                     in that order

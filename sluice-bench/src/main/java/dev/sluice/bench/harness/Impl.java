@@ -14,6 +14,11 @@ public enum Impl {
   SLUICE("sluice", "Sluice"),
   /** Netty's NIO transport; its TLS is {@code SslHandler} on the JDK's SSLEngine. */
   NETTY("netty", "Netty"),
+  /**
+   * Netty as {@link #NETTY} on its native epoll transport (netty-transport-native-epoll); the arm
+   * fails, naming Netty's reason, where that transport does not load: it never runs on NIO.
+   */
+  NETTY_EPOLL("netty-epoll", "Netty epoll"),
   /** Netty as {@link #NETTY}, with {@code SslHandler} on OpenSSL (netty-tcnative's BoringSSL). */
   NETTY_OPENSSL("netty-openssl", "Netty OpenSSL"),
   /** HAProxy (Debian's package), a proxy process of its own: the proxy workloads' third arm. */
@@ -101,8 +106,8 @@ public enum Impl {
     return new IllegalArgumentException(workload + " has no arm " + impl.id);
   }
 
-  /** The two arms most workloads have. */
+  /** The arms most workloads have: Sluice, and Netty on NIO and on native epoll. */
   public static Set<Impl> sluiceAndNetty() {
-    return EnumSet.of(SLUICE, NETTY);
+    return EnumSet.of(SLUICE, NETTY, NETTY_EPOLL);
   }
 }

@@ -1,5 +1,6 @@
 package dev.sluice.bench.proxy;
 
+import dev.sluice.bench.child.NettyTransport;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
@@ -12,10 +13,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
@@ -35,15 +33,16 @@ import java.util.Map;
  * backend is connected; every read is written to the other leg with {@code writeAndFlush}, and the
  * next read on that side is asked for only when the write succeeded, so a pair holds at most one
  * read in flight per direction (backpressure). When either leg closes, the other is flushed and
- * closed. NIO transport, Netty's default allocator and event-loop sizes (one acceptor thread;
- * workers: twice the cores), {@code TCP_NODELAY} on both legs like every Netty arm here. With
- * {@code --cert} and {@code --key}, TLS is terminated by an {@code SslHandler} from {@link
- * SslProvider#JDK}, or with {@code --provider openssl} from {@link SslProvider#OPENSSL}
- * (netty-tcnative's BoringSSL; the proxy refuses to start when it does not load), Netty's defaults
- * otherwise (its session cache and tickets).
+ * closed. NIO transport ({@code --transport epoll}: Netty's native epoll, refusing to start when it
+ * does not load), Netty's default allocator and event-loop sizes (one acceptor thread; workers:
+ * twice the cores), {@code TCP_NODELAY} on both legs like every Netty arm here. With {@code --cert}
+ * and {@code --key}, TLS is terminated by an {@code SslHandler} from {@link SslProvider#JDK}, or
+ * with {@code --provider openssl} from {@link SslProvider#OPENSSL} (netty-tcnative's BoringSSL; the
+ * proxy refuses to start when it does not load), Netty's defaults otherwise (its session cache and
+ * tickets).
  *
  * <p>Usage: {@code NettyProxy --listen HOST:PORT --upstream HOST:PORT [--cert PEM --key PEM
- * [--provider jdk|openssl]]}. It runs until killed (SIGTERM).
+ * [--provider jdk|openssl]] [--transport nio|epoll]}. It runs until killed (SIGTERM).
  */
 public final class NettyProxy {
   private NettyProxy() {}
@@ -59,6 +58,7 @@ public final class NettyProxy {
     InetSocketAddress listen = address(required(options, "listen"));
     InetSocketAddress upstream = address(required(options, "upstream"));
     SslProvider provider = provider(options.getOrDefault("provider", "jdk"));
+    NettyTransport transport = NettyTransport.parse(options.getOrDefault("transport", "nio"));
     SslContext tls =
         options.containsKey("cert")
             ? SslContextBuilder.forServer(
@@ -67,13 +67,13 @@ public final class NettyProxy {
                 .build()
             : null;
 
-    EventLoopGroup acceptor = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-    EventLoopGroup workers = new MultiThreadIoEventLoopGroup(NioIoHandler.newFactory());
+    EventLoopGroup acceptor = new MultiThreadIoEventLoopGroup(1, transport.ioHandlerFactory());
+    EventLoopGroup workers = new MultiThreadIoEventLoopGroup(transport.ioHandlerFactory());
     try {
       Channel server =
           new ServerBootstrap()
               .group(acceptor, workers)
-              .channel(NioServerSocketChannel.class)
+              .channel(transport.serverSocketChannel())
               .option(ChannelOption.SO_BACKLOG, 4096)
               .childOption(ChannelOption.AUTO_READ, false)
               .childOption(ChannelOption.TCP_NODELAY, true)
@@ -84,7 +84,7 @@ public final class NettyProxy {
                       if (tls != null) {
                         channel.pipeline().addLast(tls.newHandler(channel.alloc()));
                       }
-                      channel.pipeline().addLast(new Frontend(upstream));
+                      channel.pipeline().addLast(new Frontend(upstream, transport));
                     }
                   })
               .bind(listen)
@@ -95,6 +95,8 @@ public final class NettyProxy {
               + listen
               + ", upstream "
               + upstream
+              + ", "
+              + transport.id()
               + (tls == null ? "" : ", TLS on " + library(provider)));
       server.closeFuture().sync();
     } finally {
@@ -106,10 +108,12 @@ public final class NettyProxy {
   /** The client's leg: opens the backend, forwards client bytes to it. */
   private static final class Frontend extends ChannelInboundHandlerAdapter {
     private final InetSocketAddress upstream;
+    private final NettyTransport transport;
     private Channel backend;
 
-    Frontend(InetSocketAddress upstream) {
+    Frontend(InetSocketAddress upstream, NettyTransport transport) {
       this.upstream = upstream;
+      this.transport = transport;
     }
 
     @Override
@@ -118,7 +122,7 @@ public final class NettyProxy {
       ChannelFuture connect =
           new Bootstrap()
               .group(client.eventLoop())
-              .channel(NioSocketChannel.class)
+              .channel(transport.socketChannel())
               .option(ChannelOption.AUTO_READ, false)
               .option(ChannelOption.TCP_NODELAY, true)
               .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5000)

@@ -1,5 +1,6 @@
 package dev.sluice.bench.proxy;
 
+import dev.sluice.bench.child.NettyTransport;
 import dev.sluice.bench.harness.Impl;
 import dev.sluice.bench.tls.BenchTls;
 import io.netty.handler.ssl.OpenSsl;
@@ -18,9 +19,10 @@ import java.util.Set;
 /**
  * The proxy arms and how each is started from the same {@link ProxySetup}: {@code sluice} (the
  * Sluice proxy, {@link SluiceArm}), {@code netty} ({@link NettyProxy}, a JVM with the same flags as
- * Sluice's; TLS on the JDK's engine), {@code netty-openssl} (the same proxy with TLS on
- * netty-tcnative's BoringSSL: an arm only where TLS is terminated) and {@code haproxy} ({@link
- * HaproxyArm}). Each is a process of its own, configured in a fresh temporary directory.
+ * Sluice's; TLS on the JDK's engine), {@code netty-epoll} (the same proxy on Netty's native epoll
+ * transport), {@code netty-openssl} (the same proxy with TLS on netty-tcnative's BoringSSL: an arm
+ * only where TLS is terminated) and {@code haproxy} ({@link HaproxyArm}). Each is a process of its
+ * own, configured in a fresh temporary directory.
  */
 public final class ProxyArms {
   private ProxyArms() {}
@@ -35,7 +37,7 @@ public final class ProxyArms {
    * built; Netty's on OpenSSL only with TLS (without, it is the Netty arm again).
    */
   public static Set<Impl> available(boolean tls) {
-    Set<Impl> arms = EnumSet.of(Impl.NETTY, Impl.HAPROXY);
+    Set<Impl> arms = EnumSet.of(Impl.NETTY, Impl.NETTY_EPOLL, Impl.HAPROXY);
     if (SluiceArm.unavailableReason() == null) {
       arms.add(Impl.SLUICE);
     }
@@ -85,11 +87,13 @@ public final class ProxyArms {
         Files.writeString(config, SluiceArm.yaml(setup, cluster), StandardCharsets.UTF_8);
         command = SluiceArm.command(config);
       }
-      case NETTY, NETTY_OPENSSL -> {
+      case NETTY, NETTY_EPOLL, NETTY_OPENSSL -> {
         if (cluster != null) {
           throw new IllegalArgumentException("the Netty proxy has one upstream and no checks");
         }
-        command = nettyCommand(setup, impl == Impl.NETTY_OPENSSL ? "openssl" : "jdk");
+        command =
+            nettyCommand(
+                setup, impl == Impl.NETTY_OPENSSL ? "openssl" : "jdk", NettyTransport.of(impl));
       }
       case HAPROXY -> {
         Path config = dir.resolve("haproxy.cfg");
@@ -126,7 +130,8 @@ public final class ProxyArms {
         dir);
   }
 
-  private static List<String> nettyCommand(ProxySetup setup, String provider) {
+  private static List<String> nettyCommand(
+      ProxySetup setup, String provider, NettyTransport transport) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(jvmFlags());
@@ -138,7 +143,9 @@ public final class ProxyArms {
             "--listen",
             ProxySetup.hostPort(setup.listen()),
             "--upstream",
-            ProxySetup.hostPort(setup.upstream())));
+            ProxySetup.hostPort(setup.upstream()),
+            "--transport",
+            transport.id()));
     if (setup.tls() != null) {
       command.addAll(
           List.of(
@@ -178,6 +185,12 @@ public final class ProxyArms {
         "netty",
         "NettyProxy: auto-read off, next read on write success (Netty's proxy example), backend on"
             + " the same event loop, NIO, default allocator and thread counts, TCP_NODELAY"
+            + (tls ? ", SslHandler on SslProvider.JDK" : ""));
+    conditions.put(
+        "netty-epoll",
+        "the netty arm's proxy on Netty's native epoll transport (netty-transport-native-epoll,"
+            + " linux-x86_64; EpollIoHandler, EpollSocketChannel), refusing to start where it does"
+            + " not load"
             + (tls ? ", SslHandler on SslProvider.JDK" : ""));
     if (tls) {
       conditions.put(

@@ -19,7 +19,7 @@ class BenchCommandParserTest {
         .containsEntry("size", "1400")
         .containsEntry("chunks", "20000")
         .doesNotContainKey("corrupt-at");
-    assertThat(request.impls()).containsExactly(Impl.SLUICE, Impl.NETTY);
+    assertThat(request.impls()).containsExactly(Impl.SLUICE, Impl.NETTY, Impl.NETTY_EPOLL);
     assertThat(request.runs()).isEqualTo(5);
     assertThat(request.json()).isFalse();
   }
@@ -135,14 +135,19 @@ class BenchCommandParserTest {
   @Test
   void anArmTheWorkloadLacksIsAUsageErrorNamingItsArms() {
     assertThatThrownBy(() -> BenchCommandParser.parse(List.of("bulk", "--impl", "netty-openssl")))
-        .hasMessage("bulk has no arm netty-openssl; its arms: sluice, netty");
+        .hasMessage("bulk has no arm netty-openssl; its arms: sluice, netty, netty-epoll");
     assertThatThrownBy(
             () ->
                 BenchCommandParser.parse(
                     List.of("tlsidle", "--transport", "plain", "--impl", "sluice,netty-openssl")))
         .hasMessageContaining("tlsidle has no arm netty-openssl");
+    assertThatThrownBy(
+            () -> BenchCommandParser.parse(List.of("tlsthroughput", "--impl", "netty-epoll")))
+        .hasMessageContaining("tlsthroughput has no arm netty-epoll");
+    assertThatThrownBy(() -> BenchCommandParser.parse(List.of("failover", "--impl", "netty-epoll")))
+        .hasMessageContaining("failover has no arm netty-epoll");
     assertThatThrownBy(() -> BenchCommandParser.parse(List.of("bulk", "--impl", "sluice,")))
-        .hasMessageContaining("--impl expects all, or one or more of sluice, netty");
+        .hasMessageContaining("--impl expects all, or one or more of sluice, netty, netty-epoll");
   }
 
   @Test
@@ -161,7 +166,8 @@ class BenchCommandParserTest {
         .hasMessageContaining("unknown workload 'nosuch'")
         .hasMessageContaining("retention");
     assertThatThrownBy(() -> BenchCommandParser.parse(List.of("bulk", "--impl", "grpc")))
-        .hasMessageContaining("--impl expects all, or one or more of sluice, netty separated by")
+        .hasMessageContaining(
+            "--impl expects all, or one or more of sluice, netty, netty-epoll separated by")
         .hasMessageContaining("'grpc'");
     assertThatThrownBy(() -> BenchCommandParser.parse(List.of("bulk", "--runs", "0")))
         .hasMessageContaining("--runs");

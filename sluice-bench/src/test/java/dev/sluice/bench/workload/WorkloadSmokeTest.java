@@ -29,7 +29,7 @@ class WorkloadSmokeTest {
     Map<String, Object> json = outcome.lastLineJson();
     assertThat(json).containsEntry("workload", "retention").containsEntry("integrity", "OK");
     Map<String, Object> arms = (Map<String, Object>) json.get("arms");
-    for (String impl : List.of("sluice", "netty")) {
+    for (String impl : List.of("sluice", "netty", "netty-epoll")) {
       Map<String, Object> arm = (Map<String, Object>) arms.get(impl);
       assertThat(arm)
           .containsEntry("impl", impl)
@@ -39,10 +39,15 @@ class WorkloadSmokeTest {
           .containsKeys("heldBytes", "rssGrowthBytes", "amplification", "wallMs");
     }
     Map<String, Object> ratios = (Map<String, Object>) json.get("ratios");
-    assertThat(ratios).containsOnlyKeys("netty"); // Sluice/Netty, keyed by the other arm
+    // Sluice/arm, keyed by the other arm
+    assertThat(ratios).containsOnlyKeys("netty", "netty-epoll");
     assertThat((Map<String, Object>) ratios.get("netty")).containsEntry("retainedBytes", 1.0);
+    assertThat((Map<String, Object>) ratios.get("netty-epoll")).containsEntry("retainedBytes", 1.0);
     assertThat(outcome.stderr())
-        .contains("[retention] run 1/1 sluice", "[retention] run 1/1 netty");
+        .contains(
+            "[retention] run 1/1 sluice",
+            "[retention] run 1/1 netty ",
+            "[retention] run 1/1 netty-epoll");
   }
 
   @Test
@@ -81,6 +86,29 @@ class WorkloadSmokeTest {
     assertThat(outcome.lastLineJson()).containsEntry("integrity", "FAIL");
   }
 
+  /** The epoll arm's bytes go through the same check: a corrupted one fails its run. */
+  @Test
+  void aCorruptedByteFailsTheNettyEpollPingPong() {
+    BenchRun outcome =
+        bench(
+            "pingpong",
+            "--connections",
+            "1",
+            "--round-trips",
+            "50",
+            "--warmup-round-trips",
+            "5",
+            "--impl",
+            "netty-epoll",
+            "--corrupt-at",
+            "3000");
+    assertThat(outcome.status()).isEqualTo(Main.FAILED);
+    assertThat(outcome.lastLineJson())
+        .containsEntry("impl", "netty-epoll")
+        .containsEntry("integrity", "FAIL");
+    assertThat(outcome.stderr()).contains("INTEGRITY FAILURE");
+  }
+
   @ParameterizedTest
   @ValueSource(
       strings = {
@@ -90,12 +118,14 @@ class WorkloadSmokeTest {
         "sizesweep --sizes 512,4096,40000,300000 --mib-per-size 1 --min-messages 4 --max-messages 50"
       })
   @SuppressWarnings("unchecked")
-  void everyWorkloadRunsSmallWithBothArmsVerified(String command) {
+  void everyWorkloadRunsSmallWithEveryArmVerified(String command) {
     BenchRun outcome = bench(command.split(" "));
     assertThat(outcome.status()).as(outcome.stderr()).isEqualTo(Main.OK);
     Map<String, Object> json = outcome.lastLineJson();
     assertThat(json).containsEntry("integrity", "OK").containsKeys("arms", "ratios", "jvmFlags");
     Map<String, Object> arms = (Map<String, Object>) json.get("arms");
-    assertThat(arms).containsOnlyKeys("sluice", "netty");
+    assertThat(arms).containsOnlyKeys("sluice", "netty", "netty-epoll");
+    arms.values()
+        .forEach(arm -> assertThat((Map<String, Object>) arm).containsEntry("integrity", "OK"));
   }
 }

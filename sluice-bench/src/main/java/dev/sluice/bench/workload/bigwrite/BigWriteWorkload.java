@@ -1,5 +1,6 @@
 package dev.sluice.bench.workload.bigwrite;
 
+import dev.sluice.bench.child.NettyTransport;
 import dev.sluice.bench.harness.ArmSummary;
 import dev.sluice.bench.harness.ChildProcess;
 import dev.sluice.bench.harness.ChildProgram;
@@ -122,7 +123,8 @@ public final class BigWriteWorkload implements Workload {
     return new BigWriteDriver(
         switch (impl) {
           case SLUICE -> SluiceBigWriter::new;
-          case NETTY -> NettyBigWriter::new;
+          case NETTY -> params -> new NettyBigWriter(params, NettyTransport.NIO);
+          case NETTY_EPOLL -> params -> new NettyBigWriter(params, NettyTransport.EPOLL);
           default -> throw Impl.unsupported(name(), impl);
         });
   }

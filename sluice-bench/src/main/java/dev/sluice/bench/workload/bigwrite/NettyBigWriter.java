@@ -1,6 +1,7 @@
 package dev.sluice.bench.workload.bigwrite;
 
 import dev.sluice.bench.child.NettySupport;
+import dev.sluice.bench.child.NettyTransport;
 import dev.sluice.bench.child.PeerAddress;
 import dev.sluice.bench.harness.Params;
 import io.netty.buffer.Unpooled;
@@ -18,11 +19,14 @@ import java.util.concurrent.TimeUnit;
  * wrapped without a copy (Netty itself copies a heap buffer into direct memory on write).
  */
 final class NettyBigWriter implements BigWriter {
-  private final EventLoopGroup group = NettySupport.group(1);
+  private final NettyTransport transport;
+  private final EventLoopGroup group;
   private final InetSocketAddress peer;
   private Channel channel;
 
-  NettyBigWriter(Params params) {
+  NettyBigWriter(Params params, NettyTransport transport) {
+    this.transport = transport;
+    this.group = NettySupport.group(transport, 1);
     this.peer = PeerAddress.of(params);
   }
 
@@ -30,7 +34,7 @@ final class NettyBigWriter implements BigWriter {
   public void connect(long bytes) throws Exception {
     // The peer sends nothing back; the pipeline's tail would release anything that arrived.
     channel =
-        NettySupport.client(group, new ChannelInboundHandlerAdapter())
+        NettySupport.client(transport, group, new ChannelInboundHandlerAdapter())
             .connect(peer)
             .sync()
             .channel();

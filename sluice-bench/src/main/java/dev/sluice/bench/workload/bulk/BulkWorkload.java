@@ -2,6 +2,7 @@ package dev.sluice.bench.workload.bulk;
 
 import dev.sluice.bench.child.Integrity;
 import dev.sluice.bench.child.JvmMemory;
+import dev.sluice.bench.child.NettyTransport;
 import dev.sluice.bench.harness.ChildControl;
 import dev.sluice.bench.harness.ChildProgram;
 import dev.sluice.bench.harness.Field;
@@ -77,7 +78,8 @@ public final class BulkWorkload implements Workload {
     try (BulkReceiver receiver =
         switch (impl) {
           case SLUICE -> new SluiceBulkReceiver(params, integrity);
-          case NETTY -> new NettyBulkReceiver(params, integrity);
+          case NETTY, NETTY_EPOLL ->
+              new NettyBulkReceiver(params, integrity, NettyTransport.of(impl));
           default -> throw Impl.unsupported("bulk", impl);
         }) {
       receiver.connect();

@@ -2,6 +2,7 @@ package dev.sluice.bench.workload.bulk;
 
 import dev.sluice.bench.child.Integrity;
 import dev.sluice.bench.child.NettySupport;
+import dev.sluice.bench.child.NettyTransport;
 import dev.sluice.bench.child.PeerAddress;
 import dev.sluice.bench.harness.Params;
 import dev.sluice.testing.PatternVerifier;
@@ -19,13 +20,16 @@ import java.util.concurrent.TimeUnit;
 
 /** The bulk receiver on Netty: every {@code channelRead} buffer is verified and released. */
 final class NettyBulkReceiver implements BulkReceiver {
-  private final EventLoopGroup group = NettySupport.group(1);
+  private final NettyTransport transport;
+  private final EventLoopGroup group;
   private final InetSocketAddress peer;
   private final Integrity integrity;
   private Channel channel;
   private Sink sink;
 
-  NettyBulkReceiver(Params params, Integrity integrity) {
+  NettyBulkReceiver(Params params, Integrity integrity, NettyTransport transport) {
+    this.transport = transport;
+    this.group = NettySupport.group(transport, 1);
     this.peer = PeerAddress.of(params);
     this.integrity = integrity;
   }
@@ -33,7 +37,7 @@ final class NettyBulkReceiver implements BulkReceiver {
   @Override
   public void connect() throws Exception {
     sink = new Sink();
-    channel = NettySupport.client(group, sink).connect(peer).sync().channel();
+    channel = NettySupport.client(transport, group, sink).connect(peer).sync().channel();
   }
 
   @Override

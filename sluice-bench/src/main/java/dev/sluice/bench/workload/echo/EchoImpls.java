@@ -1,5 +1,6 @@
 package dev.sluice.bench.workload.echo;
 
+import dev.sluice.bench.child.NettyTransport;
 import dev.sluice.bench.harness.Impl;
 
 /** The {@link EchoClients} of each implementation. */
@@ -9,7 +10,7 @@ final class EchoImpls {
   static EchoClients create(Impl impl, EchoSetup setup) {
     return switch (impl) {
       case SLUICE -> new SluiceEchoClients(setup);
-      case NETTY -> new NettyEchoClients(setup);
+      case NETTY, NETTY_EPOLL -> new NettyEchoClients(setup, NettyTransport.of(impl));
       default -> throw Impl.unsupported("the echo workloads", impl);
     };
   }

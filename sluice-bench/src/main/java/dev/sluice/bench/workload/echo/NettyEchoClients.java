@@ -1,6 +1,7 @@
 package dev.sluice.bench.workload.echo;
 
 import dev.sluice.bench.child.NettySupport;
+import dev.sluice.bench.child.NettyTransport;
 import dev.sluice.testing.PatternVerifier;
 import dev.sluice.testing.PayloadPattern;
 import io.netty.buffer.ByteBuf;
@@ -20,19 +21,22 @@ import java.util.concurrent.TimeUnit;
  */
 final class NettyEchoClients implements EchoClients {
   private final EchoSetup setup;
+  private final NettyTransport transport;
   private final EventLoopGroup group;
   private final List<Pinger> pingers = new ArrayList<>();
 
-  NettyEchoClients(EchoSetup setup) {
+  NettyEchoClients(EchoSetup setup, NettyTransport transport) {
     this.setup = setup;
-    this.group = NettySupport.group(setup.loops());
+    this.transport = transport;
+    this.group = NettySupport.group(transport, setup.loops());
   }
 
   @Override
   public void connect(int connections) throws Exception {
     for (int i = 0; i < connections; i++) {
       Pinger pinger = new Pinger(i);
-      pinger.channel = NettySupport.client(group, pinger).connect(setup.peer()).sync().channel();
+      pinger.channel =
+          NettySupport.client(transport, group, pinger).connect(setup.peer()).sync().channel();
       pingers.add(pinger);
     }
   }

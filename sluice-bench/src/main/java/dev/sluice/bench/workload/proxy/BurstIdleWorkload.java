@@ -132,7 +132,7 @@ public final class BurstIdleWorkload extends ProxyWorkload {
           "predicted: pending copies only for bytes a peer has not taken yet, freed when drained"
               + " and capped by maxBytesInFlight (256 MiB); at the end of a gap nothing is held:"
               + " no growth from cycle 2 on";
-      case NETTY, NETTY_OPENSSL ->
+      case NETTY, NETTY_EPOLL, NETTY_OPENSSL ->
           "predicted: the allocator grows to the bytes in flight at the burst peak (up to the "
               + Unit.BYTES.format(inFlight)
               + " each burst sends, both ways) and keeps its chunks cached: a step at cycle 1,"

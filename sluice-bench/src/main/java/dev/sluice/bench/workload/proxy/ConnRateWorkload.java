@@ -83,7 +83,7 @@ public final class ConnRateWorkload extends ProxyWorkload {
   @Override
   String model(Impl impl, Params params) {
     return switch (impl) {
-      case SLUICE, NETTY, NETTY_OPENSSL, HAPROXY ->
+      case SLUICE, NETTY, NETTY_EPOLL, NETTY_OPENSSL, HAPROXY ->
           "predicted: bound by accept, connect and close system calls in three processes"
               + (tls(params) ? ", and by the TLS handshake (key exchange) in client and proxy" : "")
               + "; nothing is kept per closed connection";

@@ -241,6 +241,7 @@ public final class FailoverWorkload extends ProxyWorkload {
   public Set<Impl> arms(Params params) {
     Set<Impl> arms = EnumSet.copyOf(ProxyArms.available());
     arms.remove(Impl.NETTY);
+    arms.remove(Impl.NETTY_EPOLL);
     return arms;
   }
 
@@ -329,6 +330,9 @@ public final class FailoverWorkload extends ProxyWorkload {
             + " mark-down]");
     conditions.put(
         "netty",
+        "not an arm of failover: NettyProxy forwards to one upstream and has no health checks");
+    conditions.put(
+        "netty-epoll",
         "not an arm of failover: NettyProxy forwards to one upstream and has no health checks");
     return conditions;
   }

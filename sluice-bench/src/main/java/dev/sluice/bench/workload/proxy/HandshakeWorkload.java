@@ -139,7 +139,7 @@ public final class HandshakeWorkload extends ProxyWorkload {
                   + " where libssl.so.3 loads; --engine jdk for the JDK's SSLEngine), plus the"
                   + " engine's upcalls; resumed: "
                   + RESUMED_WORK;
-      case NETTY ->
+      case NETTY, NETTY_EPOLL ->
           "predicted: the JDK's SSLEngine as Sluice's, plus SslHandler; close to Sluice per"
               + " handshake";
       case NETTY_OPENSSL, HAPROXY ->

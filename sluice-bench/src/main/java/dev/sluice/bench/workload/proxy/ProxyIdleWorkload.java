@@ -148,6 +148,10 @@ public final class ProxyIdleWorkload extends ProxyWorkload {
               + " NioSocketChannels with pipelines (~1.7 KiB each as a server connection in"
               + " tlsidle --transport plain); pooled chunks scale with bursts in flight, not pairs"
               + (tls ? "; plus SslHandler and the JDK engine (~4.9 KiB, tlsidle)" : "");
+      case NETTY_EPOLL ->
+          "predicted: as the netty arm, with two EpollSocketChannels per pair in place of NIO's"
+              + " (no JDK SocketChannel or selection key behind them)"
+              + (tls ? "; plus SslHandler and the JDK engine (~4.9 KiB, tlsidle)" : "");
       case NETTY_OPENSSL ->
           "predicted: the netty arm's pair, with SslHandler on BoringSSL: ~3.2 KiB of heap and"
               + " ~6 KiB of C memory per idle TLS connection (tlsidle: 9.2 KiB RSS, 3.2 KiB heap)";

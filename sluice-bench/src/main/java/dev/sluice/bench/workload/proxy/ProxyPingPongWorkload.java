@@ -89,7 +89,7 @@ public final class ProxyPingPongWorkload extends ProxyWorkload {
   @Override
   String model(Impl impl, Params params) {
     return switch (impl) {
-      case SLUICE, NETTY, NETTY_OPENSSL, HAPROXY ->
+      case SLUICE, NETTY, NETTY_EPOLL, NETTY_OPENSSL, HAPROXY ->
           "predicted: two socket reads and two writes in the proxy per round trip; the rest is"
               + " thread wake-ups shared with the client and the upstream on two cores";
       default -> throw Impl.unsupported(name(), impl);

@@ -91,7 +91,7 @@ public final class ProxyThroughputWorkload extends ProxyWorkload {
       case SLUICE ->
           "predicted: each read is written to the other leg from the loop's slab (a copy only of"
               + " what a peer did not take), so no allocation per chunk";
-      case NETTY, NETTY_OPENSSL ->
+      case NETTY, NETTY_EPOLL, NETTY_OPENSSL ->
           "predicted: one pooled buffer per read (adaptive size, up to 64 KiB), written and"
               + " released; the next read only after the write completes"
               + (impl == Impl.NETTY_OPENSSL ? "; records sealed and opened by BoringSSL" : "");

@@ -161,6 +161,7 @@ public final class StartupWorkload implements Workload {
     Set<Impl> arms = EnumSet.noneOf(Impl.class);
     arms.addAll(ProxyArms.available());
     arms.remove(Impl.NETTY);
+    arms.remove(Impl.NETTY_EPOLL);
     return arms;
   }
 

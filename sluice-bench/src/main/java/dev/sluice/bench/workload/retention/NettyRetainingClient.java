@@ -1,6 +1,7 @@
 package dev.sluice.bench.workload.retention;
 
 import dev.sluice.bench.child.NettySupport;
+import dev.sluice.bench.child.NettyTransport;
 import dev.sluice.bench.child.PeerAddress;
 import dev.sluice.bench.harness.Params;
 import dev.sluice.testing.PatternVerifier;
@@ -17,10 +18,13 @@ import java.util.concurrent.TimeUnit;
 
 /** The retention client on Netty: keeps every {@link ByteBuf} {@code channelRead} is given. */
 final class NettyRetainingClient implements RetainingClient<ByteBuf> {
-  private final EventLoopGroup group = NettySupport.group(1);
+  private final NettyTransport transport;
+  private final EventLoopGroup group;
   private final InetSocketAddress peer;
 
-  NettyRetainingClient(Params params) {
+  NettyRetainingClient(Params params, NettyTransport transport) {
+    this.transport = transport;
+    this.group = NettySupport.group(transport, 1);
     this.peer = PeerAddress.of(params);
   }
 
@@ -29,6 +33,7 @@ final class NettyRetainingClient implements RetainingClient<ByteBuf> {
     CompletableFuture<List<ByteBuf>> done = new CompletableFuture<>();
     List<ByteBuf> kept = new ArrayList<>((int) chunks);
     NettySupport.client(
+            transport,
             group,
             new ChannelInboundHandlerAdapter() {
               @Override

@@ -1,5 +1,6 @@
 package dev.sluice.bench.workload.retention;
 
+import dev.sluice.bench.child.NettyTransport;
 import dev.sluice.bench.harness.ChildProcess;
 import dev.sluice.bench.harness.ChildProgram;
 import dev.sluice.bench.harness.Field;
@@ -96,7 +97,8 @@ public final class RetentionWorkload implements Workload {
     return new RetentionDriver(
         switch (impl) {
           case SLUICE -> SluiceRetainingClient::new;
-          case NETTY -> NettyRetainingClient::new;
+          case NETTY -> params -> new NettyRetainingClient(params, NettyTransport.NIO);
+          case NETTY_EPOLL -> params -> new NettyRetainingClient(params, NettyTransport.EPOLL);
           default -> throw Impl.unsupported(name(), impl);
         });
   }

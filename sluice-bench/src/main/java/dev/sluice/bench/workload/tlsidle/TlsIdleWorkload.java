@@ -146,7 +146,7 @@ public final class TlsIdleWorkload implements Workload {
   @Override
   public Set<Impl> arms(Params params) {
     return Transport.parse(params.string(Transport.OPTION)) == Transport.PLAIN
-        ? Impl.sluiceAndNetty()
+        ? EnumSet.of(Impl.SLUICE, Impl.NETTY)
         : EnumSet.of(Impl.SLUICE, Impl.NETTY, Impl.NETTY_OPENSSL);
   }
 
