@@ -74,18 +74,10 @@ public final class ConfigReader {
   };
 
   /** The global timeouts: a pair's, and the drain's. */
-  private static final String[] GLOBAL_TIMEOUTS = {
-    "connect",
-    "idle",
-    "handshake",
-    "halfClose",
-    "maxConnectionDuration",
-    "writeStall",
-    "requestHead",
-    "keepAlive",
-    "responseHead",
-    "drain"
-  };
+  private static final String[] GLOBAL_TIMEOUTS =
+      java.util.stream.Stream.concat(
+              java.util.Arrays.stream(PAIR_TIMEOUTS), java.util.stream.Stream.of("drain"))
+          .toArray(String[]::new);
 
   private static final int DEFAULT_CLIENT_HELLO_BYTES = 16 * 1024;
 

@@ -268,16 +268,7 @@ final class HttpRelay implements Relay, Runnable {
   /** Keeps the rest of {@code data} until the response under way is done, and stops reading. */
   private void keepWaiting(ByteBuffer data) {
     int n = data.remaining();
-    byte[] kept;
-    if (waiting == null) {
-      kept = new byte[n];
-      data.get(kept);
-    } else {
-      kept = new byte[waiting.length + n];
-      System.arraycopy(waiting, 0, kept, 0, waiting.length);
-      data.get(kept, waiting.length, n);
-    }
-    waiting = kept;
+    waiting = Leg.appendExact(waiting, data);
     pair.budget().charge(n);
     pair.client().pauseReads();
   }

@@ -323,18 +323,26 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
    */
   void hold(ByteBuffer data) {
     int n = data.remaining();
-    byte[] kept;
-    if (early == null) {
-      kept = new byte[n];
-      data.get(kept);
-    } else {
-      kept = new byte[early.length + n];
-      System.arraycopy(early, 0, kept, 0, early.length);
-      data.get(kept, early.length, n);
-    }
-    early = kept;
+    early = appendExact(early, data);
     pair.budget().charge(n);
     connection.pauseReading();
+  }
+
+  /**
+   * {@code kept} (may be null) followed by the rest of {@code data}, in a new array of exactly that
+   * size: what a relay holds is never larger than what it holds.
+   */
+  static byte[] appendExact(byte[] kept, ByteBuffer data) {
+    int n = data.remaining();
+    if (kept == null) {
+      byte[] copy = new byte[n];
+      data.get(copy);
+      return copy;
+    }
+    byte[] joined = new byte[kept.length + n];
+    System.arraycopy(kept, 0, joined, 0, kept.length);
+    data.get(joined, kept.length, n);
+    return joined;
   }
 
   /** Whether bytes of this leg's are pending at its peer, kept early, or maybe left unread. */

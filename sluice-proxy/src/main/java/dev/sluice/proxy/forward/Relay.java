@@ -9,12 +9,12 @@ import java.nio.ByteBuffer;
  * them. A pair has one relay at a time; it runs on the pair's loop.
  *
  * <p>The raw relay connects as soon as the client is in and forwards every read as it came. The
- * seam is shaped for an HTTP/1 relay, which: holds the client's first bytes before any upstream
- * exists ({@link #start} does not connect; {@link #onRead} parses in the read slab and keeps only a
- * partial head, at exact size and charged to the budget); connects when a head is parsed, once per
- * request if it must ({@link UpstreamConnect} with a chooser of its own: the balancer, retries and
- * failure causes are the raw path's); switches to the raw relay on Upgrade ({@link
- * Pair#relay(Relay)}); and closes the pair with a cause ({@link Pair#close}).
+ * HTTP/1 relay ({@link HttpRelay}): holds the client's first bytes before any upstream exists
+ * ({@link #start} does not connect; {@link #onRead} parses in the read slab and keeps only a
+ * partial head, at exact size and charged to the budget); connects when the first head is parsed
+ * ({@link UpstreamConnect}: the balancer, retries and failure causes are the raw path's, answered
+ * as 502, 503 or 504); switches to the raw relay on Upgrade ({@link Pair#relay(Relay)}); and closes
+ * the pair with a cause ({@link Pair#close}).
  */
 public interface Relay {
   /** The raw pipe (one instance serves every pair). */

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.sluice.proxy.testing.Commands;
 import dev.sluice.proxy.testing.ProxyFixture;
 import dev.sluice.testing.Await;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -18,7 +18,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -118,33 +117,15 @@ class HttpRelayTest {
     return ((InetSocketAddress) proxy.address("front")).getPort();
   }
 
-  private record Run(int exit, String out) {}
-
-  private static Run run(List<String> command) throws Exception {
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    Thread reader =
-        Thread.ofVirtual()
-            .start(
-                () -> {
-                  try {
-                    p.getInputStream().transferTo(out);
-                  } catch (IOException ignored) {
-                    // ended
-                  }
-                });
-    if (!p.waitFor(Await.PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-    }
-    reader.join();
-    return new Run(p.exitValue(), out.toString(StandardCharsets.UTF_8));
+  private static Commands.Result run(List<String> command) throws Exception {
+    return Commands.run(command, "");
   }
 
   @Test
   void keepAliveRequestsAreRewrittenBothWays() throws Exception {
     try (ProxyFixture proxy = proxy("")) {
       String url = "http://127.0.0.1:" + port(proxy) + "/a";
-      Run curl =
+      Commands.Result curl =
           run(
               List.of(
                   "curl",
@@ -155,9 +136,9 @@ class HttpRelayTest {
                   "X-Debug: 1",
                   url,
                   url + "?second"));
-      assertThat(curl.exit()).as(curl.out()).isZero();
-      assertThat(curl.out()).contains("web got 0 B").containsPattern("(?i)re-?us");
-      assertThat(curl.out()).doesNotContainIgnoringCase("X-Upstream-Secret");
+      assertThat(curl.exit()).as(curl.output()).isZero();
+      assertThat(curl.output()).contains("web got 0 B").containsPattern("(?i)re-?us");
+      assertThat(curl.output()).doesNotContainIgnoringCase("X-Upstream-Secret");
       assertThat(seen)
           .containsExactly(
               "web GET /a 127.0.0.1 null prod", "web GET /a?second 127.0.0.1 null prod");
@@ -169,10 +150,12 @@ class HttpRelayTest {
   void requestsAreRoutedByHostAndPath() throws Exception {
     try (ProxyFixture proxy = proxy("")) {
       String base = "http://127.0.0.1:" + port(proxy);
-      Run toApi = run(List.of("curl", "-s", "-H", "Host: api.test", base + "/v1/users"));
-      Run toWeb = run(List.of("curl", "-s", "-H", "Host: api.test", base + "/v2/users"));
-      assertThat(toApi.out()).isEqualTo("api got 0 B\n");
-      assertThat(toWeb.out()).isEqualTo("web got 0 B\n");
+      Commands.Result toApi =
+          run(List.of("curl", "-s", "-H", "Host: api.test", base + "/v1/users"));
+      Commands.Result toWeb =
+          run(List.of("curl", "-s", "-H", "Host: api.test", base + "/v2/users"));
+      assertThat(toApi.output()).isEqualTo("api got 0 B\n");
+      assertThat(toWeb.output()).isEqualTo("web got 0 B\n");
     }
   }
 
@@ -181,7 +164,7 @@ class HttpRelayTest {
     try (ProxyFixture proxy = proxy("")) {
       Path body = dir.resolve("body");
       java.nio.file.Files.write(body, new byte[300_000]);
-      Run curl =
+      Commands.Result curl =
           run(
               List.of(
                   "curl",
@@ -191,7 +174,7 @@ class HttpRelayTest {
                   "-T",
                   body.toString(),
                   "http://127.0.0.1:" + port(proxy) + "/up"));
-      assertThat(curl.out()).isEqualTo("web got 300000 B\n");
+      assertThat(curl.output()).isEqualTo("web got 300000 B\n");
       assertThat(proxy.runtime().budget().used()).isZero();
     }
   }

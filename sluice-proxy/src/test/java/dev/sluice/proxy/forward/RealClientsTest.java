@@ -9,6 +9,8 @@ import dev.sluice.net.EventLoopGroup;
 import dev.sluice.net.Listener;
 import dev.sluice.net.SocketOptions;
 import dev.sluice.net.TransportConfig;
+import dev.sluice.proxy.testing.Commands;
+import dev.sluice.proxy.testing.Commands.Result;
 import dev.sluice.proxy.testing.EchoServer;
 import dev.sluice.proxy.testing.ProxyFixture;
 import dev.sluice.proxy.testing.TlsEchoServer;
@@ -16,7 +18,6 @@ import dev.sluice.testing.Await;
 import dev.sluice.testing.TestPki;
 import dev.sluice.tls.TlsServer;
 import dev.sluice.tls.TlsServerConfig;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -53,38 +54,9 @@ class RealClientsTest {
     return ((InetSocketAddress) proxy.address(listener)).getPort();
   }
 
-  /** Runs a command to completion (bounded); returns exit code and output. */
   private static Result run(List<String> command, String stdin) throws Exception {
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    Thread.ofVirtual()
-        .start(
-            () -> {
-              try (var in = p.getOutputStream()) {
-                in.write(stdin.getBytes(StandardCharsets.UTF_8));
-              } catch (IOException ignored) {
-                // the process may exit before reading it all
-              }
-            });
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    Thread reader =
-        Thread.ofVirtual()
-            .start(
-                () -> {
-                  try {
-                    p.getInputStream().transferTo(out);
-                  } catch (IOException ignored) {
-                    // ended
-                  }
-                });
-    if (!p.waitFor(Await.PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      throw new AssertionError(command + " did not finish: " + out);
-    }
-    reader.join();
-    return new Result(p.exitValue(), out.toString(StandardCharsets.UTF_8));
+    return Commands.run(command, stdin);
   }
-
-  private record Result(int exit, String output) {}
 
   // ---- curl and openssl ----
 
