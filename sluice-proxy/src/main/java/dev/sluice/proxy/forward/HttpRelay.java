@@ -351,6 +351,7 @@ final class HttpRelay implements Relay, Runnable {
       case Exchange.Switch s -> {
         disarm();
         toClient(head, outcome);
+        pair.owner().onHttpResponse(pair.facts().route(), 101);
         switchToRaw(rest);
         return false;
       }
@@ -362,6 +363,7 @@ final class HttpRelay implements Relay, Runnable {
             f.upstreamReusable() ? f : new Exchange.Final(f.body(), false, false);
         clientKeepAlive = answered.clientKeepAlive() && requestPhase == RequestPhase.SENT;
         toClient(head, answered);
+        pair.owner().onHttpResponse(pair.facts().route(), head.status());
         responseBody = answered.body().reader(502, MAX_TRAILER_BYTES);
         responsePhase = ResponsePhase.BODY;
         if (responseBody.finished()) {
@@ -471,6 +473,7 @@ final class HttpRelay implements Relay, Runnable {
       return;
     }
     client.writeTransient(ByteBuffer.wrap(ProxyAnswer.of(status, true)), null);
+    pair.owner().onHttpResponse(pair.facts().route(), status);
     endAfterFlush(cause, detail + " (answered " + status + ")");
   }
 

@@ -71,6 +71,12 @@ public final class Pair {
     /** The client's TLS handshake finished: a full one, or one that resumed a session. */
     default void onTlsHandshake(boolean resumed) {}
 
+    /**
+     * An HTTP relay sent the client a response head of {@code status} (the proxy's own answers
+     * included) for a request routed to {@code route}, or null before one was routed.
+     */
+    default void onHttpResponse(String route, int status) {}
+
     /** The pair ended, for good: counters, the access log. Called exactly once per pair. */
     void onClosed(Pair pair);
   }

@@ -22,6 +22,10 @@ public final class ListenerStats {
   private final LongAdder fullHandshakes = new LongAdder();
   private final LongAdder resumedHandshakes = new LongAdder();
 
+  /** HTTP responses by route, then by status class (index 1 to 5: 1xx to 5xx). */
+  private final java.util.concurrent.ConcurrentMap<String, LongAdder[]> httpResponses =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
   public ListenerStats(String listener) {
     this.listener = listener;
     for (int i = 0; i < closed.length; i++) {
@@ -57,6 +61,41 @@ public final class ListenerStats {
   /** TLS handshakes finished here that resumed a session ({@code true}) or were full. */
   public long handshakes(boolean resumed) {
     return (resumed ? resumedHandshakes : fullHandshakes).sum();
+  }
+
+  /**
+   * An HTTP listener sent a response head of {@code status} for a request routed to {@code route}
+   * (the proxy's own answers included; "none" before a request was routed).
+   */
+  public void httpResponse(String route, int status) {
+    LongAdder[] byClass =
+        httpResponses.computeIfAbsent(
+            route == null ? "none" : route,
+            r -> {
+              LongAdder[] counts = new LongAdder[6];
+              for (int i = 1; i < counts.length; i++) {
+                counts[i] = new LongAdder();
+              }
+              return counts;
+            });
+    byClass[Math.clamp(status / 100, 1, 5)].increment();
+  }
+
+  /** HTTP responses so far: route -> status class ("2xx") -> count; classes never seen left out. */
+  public Map<String, Map<String, Long>> httpResponses() {
+    Map<String, Map<String, Long>> all = new java.util.TreeMap<>();
+    httpResponses.forEach(
+        (route, byClass) -> {
+          Map<String, Long> counts = new java.util.TreeMap<>();
+          for (int i = 1; i < byClass.length; i++) {
+            long n = byClass[i].sum();
+            if (n > 0) {
+              counts.put(i + "xx", n);
+            }
+          }
+          all.put(route, counts);
+        });
+    return all;
   }
 
   public long acceptedCount() {

@@ -208,6 +208,21 @@ public final class ProxyMetrics implements PairObserver {
               }
             })
         .register(registry);
+    CounterWithCallback.builder()
+        .name("sluice_http_responses_total")
+        .help("HTTP listeners' responses, by route (cluster) and status class; the proxy's own too")
+        .labelNames("listener", "route", "status")
+        .callback(
+            cb -> {
+              for (ListenerRuntime l : listeners()) {
+                l.stats()
+                    .httpResponses()
+                    .forEach(
+                        (route, byClass) ->
+                            byClass.forEach((status, n) -> cb.call(n, l.name(), route, status)));
+              }
+            })
+        .register(registry);
     GaugeWithCallback.builder()
         .name("sluice_listener_tls_engine_info")
         .help("1, labelled with the TLS engine a terminating listener runs: openssl or jdk")

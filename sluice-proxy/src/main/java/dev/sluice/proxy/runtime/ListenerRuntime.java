@@ -364,6 +364,11 @@ public final class ListenerRuntime implements Pair.Owner {
   }
 
   @Override
+  public void onHttpResponse(String route, int status) {
+    stats.httpResponse(route, status);
+  }
+
+  @Override
   public void onBytesRead(dev.sluice.proxy.forward.Side side, int bytes) {
     stats.read(side, bytes);
   }

@@ -7,6 +7,7 @@ import com.sun.net.httpserver.HttpServer;
 import dev.sluice.proxy.testing.Commands;
 import dev.sluice.proxy.testing.ProxyFixture;
 import dev.sluice.testing.Await;
+import dev.sluice.testing.TestPki;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -143,6 +144,8 @@ class HttpRelayTest {
           .containsExactly(
               "web GET /a 127.0.0.1 null prod", "web GET /a?second 127.0.0.1 null prod");
       assertThat(proxy.awaitClosed(1)).hasSize(1); // both requests on one client connection
+      assertThat(proxy.listener("front").stats().httpResponses())
+          .isEqualTo(java.util.Map.of("web", java.util.Map.of("2xx", 2L)));
     }
   }
 
@@ -180,6 +183,88 @@ class HttpRelayTest {
   }
 
   @Test
+  void expectContinueWaitsForTheUpstreamsInterimResponse() throws Exception {
+    try (ProxyFixture proxy = proxy("")) {
+      Path body = dir.resolve("form");
+      java.nio.file.Files.write(body, new byte[5000]);
+      Commands.Result curl =
+          run(
+              List.of(
+                  "curl",
+                  "-sv",
+                  "--expect100-timeout",
+                  "30",
+                  "-H",
+                  "Expect: 100-continue",
+                  "--data-binary",
+                  "@" + body,
+                  "http://127.0.0.1:" + port(proxy) + "/form"));
+      assertThat(curl.output()).contains("HTTP/1.1 100 Continue").contains("web got 5000 B");
+    }
+  }
+
+  @Test
+  void anHttp10ClientGetsItsAnswerAndTheConnectionEnds() throws Exception {
+    try (ProxyFixture proxy = proxy("");
+        Socket s = connect(proxy)) {
+      s.getOutputStream().write("GET /old HTTP/1.0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+      String answer = readAll(s.getInputStream());
+      assertThat(answer).startsWith("HTTP/1.1 200").endsWith("web got 0 B\n");
+      assertThat(seen).containsExactly("web GET /old 127.0.0.1 null prod");
+    }
+  }
+
+  @Test
+  void aPartialHeadIsHeldAtExactSize() throws Exception {
+    try (ProxyFixture proxy = proxy("");
+        Socket s = connect(proxy)) {
+      byte[] part = "GET /slow HTTP/1.1\r\nHost: x\r\nX-Part".getBytes(StandardCharsets.US_ASCII);
+      s.getOutputStream().write(part);
+      // The head waits for its end in a copy of exactly the bytes read, charged to the budget.
+      Await.until(
+          () -> proxy.runtime().budget().used() == part.length,
+          () -> "budget " + proxy.runtime().budget().used() + " B, not " + part.length);
+      s.getOutputStream().write(": 1\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+      s.shutdownOutput();
+      assertThat(readAll(s.getInputStream())).endsWith("web got 0 B\n");
+      assertThat(proxy.runtime().budget().used()).isZero();
+    }
+  }
+
+  @Test
+  void aTlsTerminatedHttpListenerTellsTheUpstreamWhatTlsKnows() throws Exception {
+    TestPki pki = TestPki.get();
+    try (ProxyFixture proxy =
+        ProxyFixture.start(
+            """
+            listeners:
+              - name: front
+                address: 127.0.0.1:0
+                protocol: http
+                cluster: web
+                tls: {certificates: [{cert: "%s", key: "%s"}], alpn: [http/1.1]}
+                http:
+                  requestHeaders: {set: {X-Env: "${sni} ${alpn}"}}
+            clusters:
+              - name: web
+                upstreams: [{address: "127.0.0.1:%d"}]
+            """
+                .formatted(pki.serverCert, pki.serverKey, web.getPort()),
+            dir)) {
+      Commands.Result curl =
+          run(
+              List.of(
+                  "curl",
+                  "-sk",
+                  "--resolve",
+                  "localhost:" + port(proxy) + ":127.0.0.1",
+                  "https://localhost:" + port(proxy) + "/secure"));
+      assertThat(curl.output()).isEqualTo("web got 0 B\n");
+      assertThat(seen).containsExactly("web GET /secure 127.0.0.1 null localhost http/1.1");
+    }
+  }
+
+  @Test
   void pipelinedRequestsAreAnsweredInOrder() throws Exception {
     try (ProxyFixture proxy = proxy("");
         Socket s = connect(proxy)) {
@@ -210,6 +295,8 @@ class HttpRelayTest {
       s.shutdownOutput(); // the proxy shut its side after the answer and waits for the client
       List<Pair> closed = proxy.awaitClosed(1);
       assertThat(closed.getFirst().cause()).isEqualTo(CloseCause.BAD_REQUEST);
+      assertThat(proxy.listener("front").stats().httpResponses())
+          .isEqualTo(java.util.Map.of("none", java.util.Map.of("4xx", 1L)));
       assertThat(requestsSeen).hasValue(0);
     }
   }
