@@ -277,8 +277,9 @@ final class HttpRelay implements Relay, Runnable {
     switch (requestPhase) {
       case HEAD -> {
         if (responsePhase == ResponsePhase.NONE) {
-          // Between requests (or inside a head, which can never complete now): nothing is lost.
-          pair.close(CloseCause.CLIENT_EOF, null, false);
+          // Between requests (or inside a head, which can never complete now); the last response
+          // may still be on its way to the client: it gets it, then the FIN.
+          endAfterFlush(CloseCause.CLIENT_EOF, null);
         } else {
           pair.upstream().shutdownOutput(); // the response under way still goes back
           clientKeepAlive = false;
@@ -358,10 +359,17 @@ final class HttpRelay implements Relay, Runnable {
       case Exchange.Final f -> {
         disarm();
         // This pair's upstream leg cannot be replaced: an upstream that will not take another
-        // request ends the client's connection after this response too.
+        // request ends the client's connection after this response too; so does a client that
+        // ended its side, or one whose request body is not all read.
+        clientKeepAlive =
+            f.clientKeepAlive()
+                && f.upstreamReusable()
+                && requestPhase == RequestPhase.SENT
+                && !pair.client().ended();
         Exchange.Final answered =
-            f.upstreamReusable() ? f : new Exchange.Final(f.body(), false, false);
-        clientKeepAlive = answered.clientKeepAlive() && requestPhase == RequestPhase.SENT;
+            clientKeepAlive == f.clientKeepAlive()
+                ? f
+                : new Exchange.Final(f.body(), false, f.upstreamReusable());
         toClient(head, answered);
         pair.owner().onHttpResponse(pair.facts().route(), head.status());
         responseBody = answered.body().reader(502, MAX_TRAILER_BYTES);

@@ -265,6 +265,19 @@ class HttpRelayTest {
   }
 
   @Test
+  void aClientThatEndsAfterItsRequestStillGetsTheWholeResponse() throws Exception {
+    try (ProxyFixture proxy = proxy("");
+        Socket s = connect(proxy)) {
+      s.getOutputStream()
+          .write("GET /x HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+      s.shutdownOutput();
+      // Its end may reach the proxy before or after the response head: either way it gets it all.
+      assertThat(readAll(s.getInputStream())).startsWith("HTTP/1.1 200").endsWith("web got 0 B\n");
+      assertThat(proxy.awaitClosed(1).getFirst().cause()).isEqualTo(CloseCause.CLIENT_EOF);
+    }
+  }
+
+  @Test
   void pipelinedRequestsAreAnsweredInOrder() throws Exception {
     try (ProxyFixture proxy = proxy("");
         Socket s = connect(proxy)) {
