@@ -36,6 +36,8 @@ public final class UpstreamTarget implements Pair.Upstream {
   /** What an address's connections have done: one set for every target a reload builds for it. */
   static final class Counters {
     private final AtomicLong active = new AtomicLong();
+    private final AtomicLong idle = new AtomicLong();
+    private final LongAdder reuses = new LongAdder();
     private final LongAdder connects = new LongAdder();
     private final LongAdder connectFailures = new LongAdder();
     private final LongAdder ejections = new LongAdder();
@@ -122,6 +124,16 @@ public final class UpstreamTarget implements Pair.Upstream {
     return counters.active.get();
   }
 
+  /** Its connections idle in the HTTP listeners' pools now. */
+  public long idle() {
+    return counters.idle.get();
+  }
+
+  /** Requests sent on an idle connection taken from a pool instead of a new connect. */
+  public long reuses() {
+    return counters.reuses.sum();
+  }
+
   public long connects() {
     return counters.connects.sum();
   }
@@ -205,6 +217,22 @@ public final class UpstreamTarget implements Pair.Upstream {
       failed(Health.Failure.RESET_BEFORE_ANY_BYTE, "reset a connection before any byte");
     } else {
       health.connectionServed();
+    }
+  }
+
+  @Override
+  public void parked() {
+    counters.idle.incrementAndGet();
+    counters.active.decrementAndGet(); // an idle connection is no load for the balancer
+    health.connectionServed();
+  }
+
+  @Override
+  public void unparked(boolean reused) {
+    counters.idle.decrementAndGet();
+    if (reused) {
+      counters.reuses.increment();
+      counters.active.incrementAndGet();
     }
   }
 

@@ -352,7 +352,12 @@ public final class ConfigReader {
         node == null
             ? Map.of()
             : node.fields(
-                "routes", "forwardedFor", "requestHeaders", "responseHeaders", "maxHeaderBytes");
+                "routes",
+                "forwardedFor",
+                "requestHeaders",
+                "responseHeaders",
+                "maxHeaderBytes",
+                "upstreamPool");
     List<HttpRoute> rules = new ArrayList<>();
     if (h.containsKey("routes")) {
       for (YamlNode rule : h.get("routes").items()) {
@@ -395,13 +400,38 @@ public final class ConfigReader {
                     1024 * 1024,
                     ListenerHttp.DEFAULT_MAX_HEADER_BYTES)
             : ListenerHttp.DEFAULT_MAX_HEADER_BYTES;
+    ListenerHttp.UpstreamPool pool = upstreamPool(h.get("upstreamPool"));
     if (defaultCluster == null) {
       return null;
     }
     return new ListenerHttp(
         new HttpRoutes(rules, defaultCluster),
         new HeaderRewrite(forwardedFor, request, response),
-        maxHeaderBytes);
+        maxHeaderBytes,
+        pool);
+  }
+
+  /** {@code {maxIdlePerUpstream: N, idle: DURATION}}, or the defaults. */
+  private ListenerHttp.UpstreamPool upstreamPool(YamlNode node) {
+    ListenerHttp.UpstreamPool fallback = ListenerHttp.UpstreamPool.DEFAULT;
+    if (node == null) {
+      return fallback;
+    }
+    Map<String, YamlNode> f = node.fields("maxIdlePerUpstream", "idle");
+    int max =
+        f.containsKey("maxIdlePerUpstream")
+            ? intIn(
+                f.get("maxIdlePerUpstream"),
+                0,
+                ListenerHttp.UpstreamPool.MAX_IDLE_PER_UPSTREAM,
+                fallback.maxIdlePerUpstream())
+            : fallback.maxIdlePerUpstream();
+    Duration idle = timeout(f, "idle", fallback.idle());
+    if (idle.isZero()) {
+      f.get("idle").problem("idle must be above 0 (maxIdlePerUpstream: 0 keeps no connection)");
+      idle = fallback.idle();
+    }
+    return new ListenerHttp.UpstreamPool(max, idle);
   }
 
   /** {@code {set: {Name: value}, remove: [Name]}}, or none. */

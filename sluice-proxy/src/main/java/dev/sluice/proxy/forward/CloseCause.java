@@ -91,7 +91,7 @@ public enum CloseCause {
   SNI_REQUIRED("sni_required"),
   /** The proxy shut down. */
   SHUTDOWN("shutdown"),
-  /** An HTTP listener refused a request it answered itself (400, 405, 414, 421, 431, 501, 505). */
+  /** An HTTP listener refused a request it answered itself (400, 405, 414, 431, 501, 505). */
   BAD_REQUEST("bad_request"),
   /** An HTTP client did not finish a request head within the requestHead timeout (408). */
   REQUEST_HEAD_TIMEOUT("request_head_timeout"),

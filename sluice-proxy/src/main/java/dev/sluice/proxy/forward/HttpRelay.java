@@ -19,10 +19,20 @@ import java.time.Duration;
 
 /**
  * The HTTP/1 path: reads each request head from the client before any upstream exists, routes it,
- * writes the rewritten head upstream and streams the body through; then reads the response head,
- * rewrites it and streams its body back. One exchange at a time: bytes of a pipelined request that
- * arrive before the response is done are kept (exact size, charged to the budget) and the client is
- * not read meanwhile, so responses go back in order. A 101 hands the pair to the raw relay.
+ * takes an upstream connection for it (an idle one from the loop's pool, else a new connect),
+ * writes the rewritten head and streams the body through; then reads the response head, rewrites it
+ * and streams its body back. Once the response has been taken by the client's socket, the upstream
+ * connection goes back to the pool (or closes) and the pair waits for the next request without one:
+ * each request is routed on its own, and an idle keep-alive client holds no upstream. One exchange
+ * at a time: bytes of a pipelined request that arrive before the response is done are kept (exact
+ * size, charged to the budget) and the client is not read meanwhile, so responses go back in order.
+ * A 101 hands the pair, and that upstream connection, to the raw relay.
+ *
+ * <p>A request without a body whose method is idempotent (RFC 9110 §9.2.2), sent on a pooled
+ * connection that its upstream closes or resets before any byte of a response, is sent once more on
+ * a new connection (RFC 9112 §9.3.1): an upstream may close an idle connection just as a request
+ * goes out on it. Its head is kept, at exact size and charged to the budget, until the response
+ * begins.
  *
  * <p>An idle keep-alive pair holds no buffer: the head readers hold bytes only for a head under
  * way, and the body readers are counters. One instance per pair; loop thread only.
@@ -48,7 +58,12 @@ final class HttpRelay implements Relay, Runnable {
     /** Reading a response head (interim ones included). */
     HEAD,
     /** Streaming the response's body to the client. */
-    BODY
+    BODY,
+    /**
+     * The response was read whole; what is still pending either way drains before the upstream
+     * connection changes hands.
+     */
+    SETTLING
   }
 
   /** What the one timer judges now. */
@@ -81,8 +96,22 @@ final class HttpRelay implements Relay, Runnable {
   private BodyReader responseBody;
   private boolean clientKeepAlive;
 
-  /** The upstream's head for the first request, kept while the upstream connects. */
+  /** Whether the upstream connection may carry another request after this exchange. */
+  private boolean upstreamReusable;
+
+  /** Whether the request under way may be sent again, once, if its pooled connection fails. */
+  private boolean replayable;
+
+  /** The upstream's head for the request, kept while the upstream connects. */
   private byte[] headForUpstream;
+
+  /**
+   * The head sent on a pooled connection, kept (charged to the budget) until the response begins,
+   * to send it again on a new connection if that one turns out closed; or null.
+   */
+  private byte[] replay;
+
+  private IdleUpstreams pool;
 
   /** Client bytes read past the request under way (pipelined), exact size, or null. */
   private byte[] waiting;
@@ -125,6 +154,10 @@ final class HttpRelay implements Relay, Runnable {
   public void onUpstreamActive(Pair pair) {
     byte[] head = headForUpstream;
     headForUpstream = null;
+    if (replayable && pair.upstreamReused()) {
+      replay = head;
+      pair.budget().charge(head.length);
+    }
     pair.client().forward(ByteBuffer.wrap(head));
     pair.client().startForwarding(); // body bytes that came while connecting
     pair.upstream().startForwarding();
@@ -143,9 +176,45 @@ final class HttpRelay implements Relay, Runnable {
       return false;
     }
     if (leg.side() == Side.UPSTREAM) {
-      return pair.forwarding();
+      return pair.forwarding() && responsePhase != ResponsePhase.SETTLING;
     }
     return waiting == null;
+  }
+
+  @Override
+  public boolean upstreamPerExchange() {
+    return true;
+  }
+
+  @Override
+  public boolean onUpstreamLost(Pair pair, CloseCause cause, String detail) {
+    switch (responsePhase) {
+      case HEAD -> {
+        if (responseStarted) {
+          return false; // an interim response went back: the client cannot be told otherwise
+        }
+        if (!retry(cause)) {
+          pair.dropUpstream(cause, false);
+          answer(502, cause, "the upstream closed before its response head: " + detail);
+        }
+        return true;
+      }
+      case SETTLING -> {
+        upstreamReusable = false; // its response was whole: the client keeps it
+        return true;
+      }
+      case NONE, BODY -> {
+        return false; // a response cut short: the client must see that it was
+      }
+    }
+    return false;
+  }
+
+  @Override
+  public void onDrained(Leg leg) {
+    if (responsePhase == ResponsePhase.SETTLING && pair.isOpen() && pair.settled()) {
+      nextExchange();
+    }
   }
 
   @Override
@@ -222,31 +291,55 @@ final class HttpRelay implements Relay, Runnable {
       answer(405, CloseCause.BAD_REQUEST, "CONNECT is not proxied");
       return false;
     }
-    String cluster = settings.routes().clusterFor(head);
-    Connection upstream = pair.upstream().connection();
-    if (upstream != null && !cluster.equals(pair.facts().route())) {
-      // The pair's upstream leg serves one cluster; a client told 421 retries on a new connection.
-      answer(
-          421,
-          CloseCause.BAD_REQUEST,
-          "a request for cluster " + cluster + " on a connection to " + pair.facts().route());
-      return false;
-    }
-    pair.facts().route(cluster);
+    pair.facts().route(settings.routes().clusterFor(head));
     request = head;
     requestBody = head.framing().reader(400, MAX_TRAILER_BYTES);
     requestPhase = requestBody.finished() ? RequestPhase.SENT : RequestPhase.BODY;
     responsePhase = ResponsePhase.HEAD;
     responseStarted = false;
-    byte[] upstreamHead = HeadWriter.request(head, settings.rewrite(), facts(), true);
-    if (upstream == null) {
-      headForUpstream = upstreamHead;
-      pair.connectUpstream();
-    } else {
-      pair.client().forward(ByteBuffer.wrap(upstreamHead));
-      armResponseHeadIfSent();
-    }
+    replayable = requestBody.finished() && idempotent(head.method());
+    headForUpstream = HeadWriter.request(head, settings.rewrite(), facts(), true);
+    pair.connectUpstream(settings.upstreamPool().enabled() ? pool() : null);
     return pair.isOpen();
+  }
+
+  /** RFC 9110 §9.2.2: a request with one of these methods may be sent twice. */
+  private static boolean idempotent(String method) {
+    return switch (method) {
+      case "GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE" -> true;
+      default -> false;
+    };
+  }
+
+  private IdleUpstreams pool() {
+    if (pool == null) {
+      pool = IdleUpstreams.of(pair.client().loop());
+    }
+    return pool;
+  }
+
+  /**
+   * Sends the request again on a new connection, once, when its pooled one was lost before any byte
+   * of a response; false when it may not be.
+   */
+  private boolean retry(CloseCause cause) {
+    byte[] head = replay;
+    if (head == null || !pair.client().settled()) {
+      return false;
+    }
+    dropReplay();
+    replayable = false;
+    pair.dropUpstream(cause, false);
+    headForUpstream = head;
+    pair.connectUpstream(null); // never the pool: its other connections may be as stale
+    return true;
+  }
+
+  private void dropReplay() {
+    if (replay != null) {
+      pair.budget().release(replay.length);
+      replay = null;
+    }
   }
 
   private void forwardRequestBody(ByteBuffer data) {
@@ -301,10 +394,16 @@ final class HttpRelay implements Relay, Runnable {
   // ---- the upstream's bytes ----
 
   private void fromUpstream(ByteBuffer data) {
+    dropReplay(); // the response has begun: the request is not sent again
     while (data.hasRemaining() && pair.isOpen()) {
       switch (responsePhase) {
         case NONE -> {
           pair.close(CloseCause.BAD_RESPONSE, "the upstream sent bytes no request asked for", true);
+          return;
+        }
+        case SETTLING -> {
+          upstreamReusable = false; // bytes past its response: never hand it another request
+          data.position(data.limit());
           return;
         }
         case HEAD -> {
@@ -358,14 +457,11 @@ final class HttpRelay implements Relay, Runnable {
       }
       case Exchange.Final f -> {
         disarm();
-        // This pair's upstream leg cannot be replaced: an upstream that will not take another
-        // request ends the client's connection after this response too; so does a client that
-        // ended its side, or one whose request body is not all read.
+        // A client that ended its side, or whose request body is not all read, is not kept; an
+        // upstream whose request body is not all read cannot take another request either.
         clientKeepAlive =
-            f.clientKeepAlive()
-                && f.upstreamReusable()
-                && requestPhase == RequestPhase.SENT
-                && !pair.client().ended();
+            f.clientKeepAlive() && requestPhase == RequestPhase.SENT && !pair.client().ended();
+        upstreamReusable = f.upstreamReusable() && requestPhase == RequestPhase.SENT;
         Exchange.Final answered =
             clientKeepAlive == f.clientKeepAlive()
                 ? f
@@ -407,12 +503,12 @@ final class HttpRelay implements Relay, Runnable {
   private void upstreamEnded() {
     switch (responsePhase) {
       case NONE ->
-          // An idle upstream went away: this pair cannot reach another, so the client goes too.
           pair.close(CloseCause.UPSTREAM_EOF, "the upstream closed between requests", false);
+      case SETTLING -> upstreamReusable = false;
       case HEAD -> {
         if (responseStarted) {
           pair.close(CloseCause.UPSTREAM_EOF, "the upstream ended after an interim response", true);
-        } else {
+        } else if (!retry(CloseCause.UPSTREAM_EOF)) {
           answer(502, CloseCause.BAD_RESPONSE, "the upstream closed before its response head");
         }
       }
@@ -428,16 +524,31 @@ final class HttpRelay implements Relay, Runnable {
 
   // ---- between exchanges ----
 
+  /** The response was read whole: once nothing is pending either way, the next exchange. */
   private void exchangeDone() {
-    responsePhase = ResponsePhase.NONE;
     responseStarted = false;
     request = null;
     requestBody = null;
     responseBody = null;
     if (!clientKeepAlive) {
+      responsePhase = ResponsePhase.NONE;
       endAfterFlush(CloseCause.CLIENT_EOF, null);
       return;
     }
+    responsePhase = ResponsePhase.SETTLING;
+    if (pair.settled()) {
+      nextExchange();
+    } // else onDrained calls it
+  }
+
+  /** The upstream connection goes back (or closes); the client's next request is read. */
+  private void nextExchange() {
+    responsePhase = ResponsePhase.NONE;
+    if (!clientKeepAlive) {
+      endAfterFlush(CloseCause.CLIENT_EOF, null); // the client ended while its response drained
+      return;
+    }
+    pair.releaseUpstream(pool(), settings.upstreamPool(), upstreamReusable);
     requestPhase = RequestPhase.HEAD;
     arm(Deadline.KEEP_ALIVE, pair.owner().timeouts().keepAlive());
     byte[] next = waiting;
@@ -518,6 +629,7 @@ final class HttpRelay implements Relay, Runnable {
   }
 
   private void releaseHeld() {
+    dropReplay();
     if (headBytesCharged > 0) {
       pair.budget().release(headBytesCharged);
       headBytesCharged = 0;

@@ -46,6 +46,12 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
 
   private boolean closed;
 
+  /**
+   * The pair let go of this leg's connection (an HTTP relay's upstream, pooled or closed after its
+   * exchange): late write completions must not touch it or the pair.
+   */
+  private boolean detached;
+
   /** Bytes that arrived before the peer was connected (a ClientHello replayed), exact size. */
   private byte[] early;
 
@@ -136,6 +142,9 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
       pair.budget().release(charged);
       charged = 0;
     }
+    if (detached) {
+      return;
+    }
     if (error != null) {
       pair.undeliverable(this); // what it read is lost: its sender must not see a clean end
       return;
@@ -147,6 +156,7 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
     if (pausedForPeer && charged == 0) {
       pausedForPeer = false;
       resumeIfRelayWants();
+      pair.relay().onDrained(this);
     }
   }
 
@@ -296,7 +306,8 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
   }
 
   private void resumeIfRelayWants() {
-    if (pair.relay().wantsReads(this)
+    if (!detached
+        && pair.relay().wantsReads(this)
         && connection != null
         && connection.isOpen()
         && !closed
@@ -310,6 +321,18 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
     if (connection != null && connection.isOpen()) {
       connection.shutdownOutput();
     }
+  }
+
+  /** The pair let go of this leg's connection: from now on the leg is inert. */
+  void detach() {
+    detached = true;
+  }
+
+  /** Whether nothing this leg read is pending at its peer, nor anything at its own connection. */
+  boolean settled() {
+    return charged == 0
+        && early == null
+        && (connection == null || !connection.isOpen() || connection.pendingWriteBytes() == 0);
   }
 
   /** The pair refused the client before its leg was active: this side will never come. */

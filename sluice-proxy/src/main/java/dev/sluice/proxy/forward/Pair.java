@@ -138,11 +138,23 @@ public final class Pair {
 
     /** A pair connected to it read {@code bytes} from {@code side}. */
     default void bytesRead(Side side, int bytes) {}
+
+    /**
+     * A pair's connection to it finished its exchange and went idle into a pool: it no longer
+     * serves the pair (in place of {@link #released}).
+     */
+    default void parked() {}
+
+    /** An idle connection to it left the pool: {@code reused} by a pair, else closed. */
+    default void unparked(boolean reused) {}
   }
 
   private final Owner owner;
   private final Leg client = new Leg(this, Side.CLIENT);
-  private final Leg upstream = new Leg(this, Side.UPSTREAM);
+
+  /** The upstream's leg: a new one for each connection an HTTP relay's requests go out on. */
+  private Leg upstream = new Leg(this, Side.UPSTREAM);
+
   private final PairFacts facts = new PairFacts();
   private final PairTimeouts timeouts = new PairTimeouts(this);
   private PairState state = PairState.OPENING;
@@ -150,6 +162,12 @@ public final class Pair {
 
   /** The connect under way, or null: a pair holds one only while it connects. */
   private UpstreamConnect connect;
+
+  /** The upstream whose connection the upstream leg holds (counted active there), or null. */
+  private Upstream serving;
+
+  /** Whether the upstream leg's connection came from a pool of idle ones. */
+  private boolean upstreamReused;
 
   private Runnable onEnd;
 
@@ -244,7 +262,9 @@ public final class Pair {
   /** Whether its timeouts run: from forwarding to the end, as long as an upstream came up. */
   boolean timed() {
     return state == PairState.FORWARDING
-        || (state == PairState.CLOSING && facts.upstreamConnected());
+        || (state == PairState.CLOSING
+            && facts.upstreamConnected()
+            && upstream.connection() != null);
   }
 
   /** A leg read {@code bytes}: the live counters hear of it. */
@@ -302,7 +322,15 @@ public final class Pair {
    * closes the pair with its cause.
    */
   void connectUpstream() {
-    connect = new UpstreamConnect(this, owner::choose, upstream, new ConnectOutcome());
+    connectUpstream(null);
+  }
+
+  /**
+   * Connects the upstream leg, or hands it an idle connection from {@code pool} to the upstream
+   * chosen (an HTTP relay's request; null: always a new connect).
+   */
+  void connectUpstream(IdleUpstreams pool) {
+    connect = new UpstreamConnect(this, owner::choose, upstream, new ConnectOutcome(), pool);
     connect.start();
   }
 
@@ -326,7 +354,10 @@ public final class Pair {
 
   private void onUpstreamActive(Connection c) {
     Upstream target = facts.target();
-    target.connected();
+    boolean reused = connect != null && connect.reused();
+    if (!reused) {
+      target.connected(); // a pooled connection was counted again as it left the pool
+    }
     if (state != PairState.CONNECTING) {
       target.released(CloseCause.CLIENT_EOF, true);
       c.close(); // the client went away while we connected
@@ -335,6 +366,8 @@ public final class Pair {
     c.setMaxReadBytes(budget().pairReadLimit(owner.reads().upstream()));
     connect.succeeded();
     connect = null;
+    serving = target;
+    upstreamReused = reused;
     state = PairState.FORWARDING;
     owner.onForwarding(this);
     relay.onUpstreamActive(this);
@@ -342,13 +375,21 @@ public final class Pair {
   }
 
   void onLegEnded(Leg leg) {
-    if (facts.ended(leg.side())) {
+    // An upstream that serves one exchange ends it for the relay, not for the pair.
+    boolean pairs = leg == client || !relay.upstreamPerExchange();
+    if (pairs && facts.ended(leg.side())) {
       timeouts.schedule();
     }
     relay.onEnded(leg);
   }
 
   void onLegClosed(Leg leg, CloseReason reason) {
+    if (leg == upstream
+        && state.isOpen()
+        && relay.upstreamPerExchange()
+        && relay.onUpstreamLost(this, classify(leg.side(), reason), detail(reason))) {
+      return; // the relay goes on without that connection (it answers, or tries another)
+    }
     Connection otherConnection = leg.peer().connection();
     boolean otherOpen = otherConnection != null && otherConnection.isOpen();
     facts.cause(
@@ -389,6 +430,98 @@ public final class Pair {
         c.reset();
       }
     }
+  }
+
+  // ---- an HTTP relay's upstream, one exchange at a time ----
+
+  /**
+   * Whether the upstream leg's connection may change hands now: nothing either way is pending at or
+   * held for either leg, and it is open and has not ended.
+   */
+  boolean upstreamQuiet() {
+    Connection c = upstream.connection();
+    return c != null && c.isOpen() && !upstream.ended() && settled();
+  }
+
+  /** Whether nothing is pending either way (what was written has been taken by the sockets). */
+  boolean settled() {
+    return client.settled() && upstream.settled();
+  }
+
+  /**
+   * The upstream leg's exchange is over: its connection goes idle into {@code pool} (when {@code
+   * settings} keep any and it is {@link #upstreamQuiet} and {@code reusable}), else it closes. The
+   * pair waits for its next request without an upstream, back in OPENING.
+   */
+  void releaseUpstream(
+      IdleUpstreams pool,
+      dev.sluice.proxy.config.ListenerHttp.UpstreamPool settings,
+      boolean reusable) {
+    Connection c = upstream.connection();
+    Upstream target = serving;
+    boolean keep =
+        reusable
+            && settings.enabled()
+            && target != null
+            && target.proxyProtocol() == null // its header named this client
+            && upstreamQuiet();
+    detachUpstream();
+    if (keep && pool.park(target, c, settings)) {
+      return;
+    }
+    if (target != null) {
+      target.released(CloseCause.CLIENT_EOF, false);
+    }
+    if (c != null && c.isOpen()) {
+      c.switchHandler(Discard.INSTANCE);
+      c.close();
+    }
+  }
+
+  /**
+   * The upstream leg's connection is lost or given up mid-exchange ({@code cause}): the relay goes
+   * on without it (a 502, or the request again on another). Reset when {@code reset} and still
+   * open.
+   */
+  void dropUpstream(CloseCause cause, boolean reset) {
+    Connection c = upstream.connection();
+    Upstream target = serving;
+    detachUpstream();
+    if (target != null) {
+      target.released(cause, false);
+    }
+    if (c != null) {
+      c.switchHandler(Discard.INSTANCE);
+      if (reset) {
+        c.reset();
+      } else {
+        c.close();
+      }
+    }
+  }
+
+  /** Whether the upstream leg's connection was an idle one, taken from a pool. */
+  boolean upstreamReused() {
+    return upstreamReused;
+  }
+
+  // What the old leg still has pending at the client it gives back itself, as each write completes.
+  private void detachUpstream() {
+    upstream.detach();
+    upstream = new Leg(this, Side.UPSTREAM);
+    serving = null;
+    upstreamReused = false;
+    if (state.isOpen()) {
+      state = PairState.OPENING;
+    }
+  }
+
+  /** What a connection the pair let go of hears from then on: nothing (it is closing). */
+  private enum Discard implements dev.sluice.net.ConnectionHandler {
+    INSTANCE;
+
+    @Override
+    public void onRead(Connection c, dev.sluice.memory.BorrowedBytes bytes) {}
   }
 
   static String side(Side side) {
@@ -491,10 +624,10 @@ public final class Pair {
     client.releaseAll();
     upstream.releaseAll();
     relay.onPairEnded(this);
-    Upstream target = facts.target();
-    if (target != null && facts.upstreamConnected()) {
-      target.released(
+    if (serving != null) {
+      serving.released(
           facts.cause(), client.bytesRead() == 0 && upstream.bytesRead() == 0 && !client.ended());
+      serving = null;
     }
     if (onEnd != null) {
       onEnd.run();

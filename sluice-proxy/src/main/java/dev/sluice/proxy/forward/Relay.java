@@ -50,6 +50,26 @@ public interface Relay {
     return leg.pair().forwarding();
   }
 
+  /**
+   * Whether the upstream leg serves one exchange at a time (an HTTP relay's, until an upgrade): its
+   * end and its loss are the relay's to judge ({@link #onUpstreamLost}), not the pair's end.
+   */
+  default boolean upstreamPerExchange() {
+    return false;
+  }
+
+  /**
+   * The upstream leg's connection closed ({@code cause}) while the pair was open; asked only when
+   * {@link #upstreamPerExchange}. True: the relay goes on without it (it answers the client, or
+   * sends the request again); false: the pair ends as on the raw path.
+   */
+  default boolean onUpstreamLost(Pair pair, CloseCause cause, String detail) {
+    return false;
+  }
+
+  /** What {@code leg} read has all been taken by its peer (it was paused for it). */
+  default void onDrained(Leg leg) {}
+
   /** The pair ended: what the relay holds goes back to the budget, its timers stop. */
   default void onPairEnded(Pair pair) {}
 

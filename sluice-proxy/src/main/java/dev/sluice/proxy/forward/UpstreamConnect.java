@@ -1,6 +1,7 @@
 package dev.sluice.proxy.forward;
 
 import dev.sluice.net.CloseReason.TlsFailure;
+import dev.sluice.net.Connection;
 import dev.sluice.net.ConnectionHandler;
 import dev.sluice.net.SocketOptions;
 import dev.sluice.proxy.proxyprotocol.HeaderFirst;
@@ -55,16 +56,28 @@ final class UpstreamConnect {
   private final Chooser chooser;
   private final ConnectionHandler handler;
   private final Outcome outcome;
+
+  /** Where an idle connection to the upstream chosen may be taken from, or null. */
+  private final IdleUpstreams pool;
+
+  private boolean reused;
   private List<Pair.Upstream> tried = List.of();
   private long firstNanos;
   private CloseCause lastFailure;
   private String lastFailureDetail;
 
-  UpstreamConnect(Pair pair, Chooser chooser, ConnectionHandler handler, Outcome outcome) {
+  UpstreamConnect(
+      Pair pair, Chooser chooser, ConnectionHandler handler, Outcome outcome, IdleUpstreams pool) {
     this.pair = pair;
     this.chooser = chooser;
     this.handler = handler;
     this.outcome = outcome;
+    this.pool = pool;
+  }
+
+  /** Whether the handler got an idle connection from the pool instead of a new one. */
+  boolean reused() {
+    return reused;
   }
 
   /** Chooses an upstream and connects to it (again after each failure that may be retried). */
@@ -91,6 +104,12 @@ final class UpstreamConnect {
       firstNanos = startedNanos;
     }
     pair.connectStarted();
+    Connection idle = pool == null || !tried.isEmpty() ? null : pool.take(attempt);
+    if (idle != null) {
+      reused = true;
+      idle.switchHandler(handler); // active at once: the pair hears of it now
+      return;
+    }
     SocketOptions options =
         pair.owner().upstreamOptions().withConnectTimeout(pair.owner().timeouts().connect());
     ProxyHeader.Version proxyProtocol = attempt.proxyProtocol();

@@ -3,7 +3,7 @@ package dev.sluice.proxy.http;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The responses the proxy answers itself (400, 405, 408, 421, 414, 431, 501, 502, 503, 504, 505): a
+ * The responses the proxy answers itself (400, 405, 408, 414, 431, 501, 502, 503, 504, 505): a
  * short plain-text body naming the status, never the refusal's reason (that is for the access log,
  * not for a client probing the proxy), and {@code Connection: close} when the connection ends after
  * it.
@@ -31,7 +31,6 @@ public final class ProxyAnswer {
     return switch (status) {
       case 400 -> "Bad Request";
       case 405 -> "Method Not Allowed";
-      case 421 -> "Misdirected Request";
       case 408 -> "Request Timeout";
       case 414 -> "URI Too Long";
       case 431 -> "Request Header Fields Too Large";

@@ -264,6 +264,14 @@ public final class ProxyMetrics implements PairObserver {
         "sluice_upstream_connections_active",
         "Pairs connected to the upstream now",
         (u, now) -> u.active());
+    upstreamGauge(
+        "sluice_upstream_connections_idle",
+        "Connections to the upstream kept idle for reuse by HTTP listeners",
+        (u, now) -> u.idle());
+    upstreamCounter(
+        "sluice_upstream_reuses_total",
+        "HTTP requests sent on an idle connection instead of a new connect",
+        UpstreamTarget::reuses);
     upstreamCounter(
         "sluice_upstream_connects_total", "Connects that succeeded", UpstreamTarget::connects);
     upstreamCounter(
