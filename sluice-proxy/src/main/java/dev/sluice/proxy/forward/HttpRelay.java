@@ -161,9 +161,8 @@ final class HttpRelay implements Relay, Runnable {
     pair.client().forward(ByteBuffer.wrap(head));
     pair.client().startForwarding(); // body bytes that came while connecting
     pair.upstream().startForwarding();
-    if (pair.client().ended()) {
-      pair.upstream().shutdownOutput();
-    }
+    // A client that ended its side after its request is not passed on: the request is framed,
+    // and the upstream connection stays fit for the next one.
     armResponseHeadIfSent();
   }
 
@@ -374,8 +373,7 @@ final class HttpRelay implements Relay, Runnable {
           // may still be on its way to the client: it gets it, then the FIN.
           endAfterFlush(CloseCause.CLIENT_EOF, null);
         } else {
-          pair.upstream().shutdownOutput(); // the response under way still goes back
-          clientKeepAlive = false;
+          clientKeepAlive = false; // the response under way still goes back
         }
       }
       case BODY -> {
@@ -383,10 +381,7 @@ final class HttpRelay implements Relay, Runnable {
           pair.close(CloseCause.CLIENT_EOF, "the client ended inside a request body", true);
         }
       }
-      case SENT -> {
-        clientKeepAlive = false;
-        pair.upstream().shutdownOutput();
-      }
+      case SENT -> clientKeepAlive = false; // its response still goes back, then the FIN
       case DONE -> {}
     }
   }
@@ -530,9 +525,9 @@ final class HttpRelay implements Relay, Runnable {
     request = null;
     requestBody = null;
     responseBody = null;
-    if (!clientKeepAlive) {
+    if (!clientKeepAlive && !upstreamReusable) {
       responsePhase = ResponsePhase.NONE;
-      endAfterFlush(CloseCause.CLIENT_EOF, null);
+      endAfterFlush(CloseCause.CLIENT_EOF, null); // nothing is kept: no need to wait
       return;
     }
     responsePhase = ResponsePhase.SETTLING;
@@ -541,14 +536,17 @@ final class HttpRelay implements Relay, Runnable {
     } // else onDrained calls it
   }
 
-  /** The upstream connection goes back (or closes); the client's next request is read. */
+  /**
+   * The upstream connection goes back (or closes); the client's next request is read, or the
+   * client's connection ends after its last response.
+   */
   private void nextExchange() {
     responsePhase = ResponsePhase.NONE;
+    pair.releaseUpstream(pool(), settings.upstreamPool(), upstreamReusable);
     if (!clientKeepAlive) {
-      endAfterFlush(CloseCause.CLIENT_EOF, null); // the client ended while its response drained
+      endAfterFlush(CloseCause.CLIENT_EOF, null);
       return;
     }
-    pair.releaseUpstream(pool(), settings.upstreamPool(), upstreamReusable);
     requestPhase = RequestPhase.HEAD;
     arm(Deadline.KEEP_ALIVE, pair.owner().timeouts().keepAlive());
     byte[] next = waiting;

@@ -550,6 +550,9 @@ class ConfigReaderTest {
                   requestHeaders: {set: {"Bad Name": x}}
                   responseHeaders: {set: {X-A: "${nothing}"}}
                   maxHeaderBytes: 10B
+                  upstreamPool:
+                    maxIdlePerUpstream: -1
+                    idle: 0s
             """);
     assertThat(problems(yaml))
         .extracting(Problem::line, Problem::path)
@@ -559,7 +562,31 @@ class ConfigReaderTest {
             tuple(10, "listeners[0].http.forwardedFor"),
             tuple(11, "listeners[0].http.requestHeaders"),
             tuple(12, "listeners[0].http.responseHeaders"),
-            tuple(13, "listeners[0].http.maxHeaderBytes"));
+            tuple(13, "listeners[0].http.maxHeaderBytes"),
+            tuple(15, "listeners[0].http.upstreamPool.maxIdlePerUpstream"),
+            tuple(16, "listeners[0].http.upstreamPool.idle"));
+  }
+
+  @Test
+  void anHttpListenersUpstreamPoolHasDefaultsAndMayBeTurnedOff() throws Exception {
+    String http = "    cluster: echo\n    protocol: http\n";
+    ListenerConfig defaults =
+        read(MINIMAL.replace("    cluster: echo\n", http)).listeners().getFirst();
+    assertThat(defaults.http().upstreamPool())
+        .isEqualTo(new ListenerHttp.UpstreamPool(16, java.time.Duration.ofSeconds(30)));
+    ListenerConfig off =
+        read(MINIMAL.replace(
+                "    cluster: echo\n",
+                http + "    http: {upstreamPool: {maxIdlePerUpstream: 0, idle: 5s}}\n"))
+            .listeners()
+            .getFirst();
+    assertThat(off.http().upstreamPool().enabled()).isFalse();
+    assertThat(off.http().upstreamPool().idle()).isEqualTo(java.time.Duration.ofSeconds(5));
+    Problem unknown =
+        onlyProblem(
+            MINIMAL.replace(
+                "    cluster: echo\n", http + "    http: {upstreamPool: {maxIdle: 3}}\n"));
+    assertThat(unknown.path()).isEqualTo("listeners[0].http.upstreamPool.maxIdle");
   }
 
   @Test

@@ -28,9 +28,15 @@ public final class ProxyFixture implements AutoCloseable {
 
   /** Reads {@code yaml} (relative paths against {@code dir}) and starts a proxy of two loops. */
   public static ProxyFixture start(String yaml, Path dir) throws Exception {
+    return start(yaml, dir, 2);
+  }
+
+  /** Like {@link #start(String, Path)}, with {@code loops} event loops. */
+  public static ProxyFixture start(String yaml, Path dir, int loops) throws Exception {
     ProxyConfig config = ConfigReader.read(yaml, "test.yaml", dir);
     List<Pair> closed = new CopyOnWriteArrayList<>();
-    return new ProxyFixture(closed, ProxyRuntime.start(config, (l, pair) -> closed.add(pair), 2));
+    return new ProxyFixture(
+        closed, ProxyRuntime.start(config, (l, pair) -> closed.add(pair), loops));
   }
 
   public ProxyRuntime runtime() {
