@@ -6,9 +6,12 @@ import java.util.Locale;
  * One routing rule of an HTTP listener: requests for {@code host} (exact, or {@code *.suffix} for
  * any name under a suffix, not the suffix itself; any host when null) whose path begins with {@code
  * pathPrefix} (any path when null) go to {@code cluster}. Hosts compare ignoring case, the port and
- * a trailing dot; the path compares as sent (case-sensitive, not decoded), without the query.
+ * a trailing dot; the path compares case-sensitively, as an upstream would read it ({@link
+ * RoutingPath}: without the query, dot segments removed, slashes merged, unreserved characters
+ * decoded). The prefix is normalized the same way.
  *
  * @param host the host as configured, in lower case
+ * @param pathPrefix the prefix, normalized
  */
 public record HttpRoute(String host, String pathPrefix, String cluster) {
   public HttpRoute {
@@ -32,14 +35,24 @@ public record HttpRoute(String host, String pathPrefix, String cluster) {
       throw new IllegalArgumentException(
           "the route pathPrefix '" + pathPrefix + "' must begin with /");
     }
+    if (pathPrefix != null) {
+      boolean directory = pathPrefix.endsWith("/");
+      pathPrefix = RoutingPath.of(pathPrefix);
+      if (!directory && pathPrefix.length() > 1 && pathPrefix.endsWith("/")) {
+        pathPrefix = pathPrefix.substring(0, pathPrefix.length() - 1); // "/a/." is "/a"
+      }
+    }
     if (cluster == null || cluster.isBlank()) {
       throw new IllegalArgumentException("a route needs a cluster");
     }
   }
 
-  /** Whether a request for {@code requestHost} (normalized, see {@link Authority#host}) matches. */
-  boolean matches(String requestHost, String path) {
-    return hostMatches(requestHost) && (pathPrefix == null || pathOf(path).startsWith(pathPrefix));
+  /**
+   * Whether a request for {@code requestHost} (normalized, see {@link Authority#host}) with this
+   * {@link RoutingPath} matches.
+   */
+  boolean matches(String requestHost, String routingPath) {
+    return hostMatches(requestHost) && (pathPrefix == null || routingPath.startsWith(pathPrefix));
   }
 
   private boolean hostMatches(String requestHost) {
@@ -52,10 +65,5 @@ public record HttpRoute(String host, String pathPrefix, String cluster) {
           && requestHost.regionMatches(requestHost.length() - suffix, host, 1, suffix);
     }
     return requestHost.equals(host);
-  }
-
-  private static String pathOf(String target) {
-    int query = target.indexOf('?');
-    return query < 0 ? target : target.substring(0, query);
   }
 }

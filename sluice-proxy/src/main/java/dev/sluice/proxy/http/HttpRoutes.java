@@ -18,8 +18,9 @@ public record HttpRoutes(List<HttpRoute> rules, String defaultCluster) {
   /** The cluster for a request to {@code authority} (host[:port]) with this path (or target). */
   public String clusterFor(String authority, String path) {
     String host = Authority.host(authority);
+    String routingPath = RoutingPath.of(path);
     for (HttpRoute rule : rules) {
-      if (rule.matches(host, path)) {
+      if (rule.matches(host, routingPath)) {
         return rule.cluster();
       }
     }

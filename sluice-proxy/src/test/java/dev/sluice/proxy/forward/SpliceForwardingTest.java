@@ -75,7 +75,8 @@ class SpliceForwardingTest {
   /**
    * The client sends a stream and closes at once; the upstream reads nothing until the proxy holds
    * a copy for it, then reads slowly, so splices to it stall and what it cannot take is copied out,
-   * charged to the budget, while the client's side waits. Every byte still arrives, in order, then the upstream's EOF; the budget ends empty.
+   * charged to the budget, while the client's side waits. Every byte still arrives, in order, then
+   * the upstream's EOF; the budget ends empty.
    */
   @ParameterizedTest(name = "splice: {0}")
   @ValueSource(strings = {"auto", "off"})

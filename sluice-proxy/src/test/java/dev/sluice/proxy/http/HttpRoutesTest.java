@@ -56,6 +56,33 @@ class HttpRoutesTest {
   }
 
   @Test
+  void aPrefixCannotBeDodgedBySpellingThePathAnotherWay() {
+    assertThat(ROUTES.clusterFor("api.example.com", "/x/../v1/users")).isEqualTo("api-v1");
+    assertThat(ROUTES.clusterFor("api.example.com", "/v1/../admin")).isEqualTo("api");
+    assertThat(ROUTES.clusterFor("api.example.com", "/./v1/a")).isEqualTo("api-v1");
+    assertThat(ROUTES.clusterFor("api.example.com", "//v1//a")).isEqualTo("api-v1");
+    assertThat(ROUTES.clusterFor("api.example.com", "/%76%31/a")).isEqualTo("api-v1");
+    assertThat(ROUTES.clusterFor("api.example.com", "/v1%2Fa")).isEqualTo("api"); // not a slash
+    assertThat(ROUTES.clusterFor("api.example.com", "/v1/%2e%2e/admin")).isEqualTo("api");
+    assertThat(ROUTES.clusterFor("other.org", "/../../health")).isEqualTo("health");
+  }
+
+  @Test
+  void theRoutingPathIsWhatAnUpstreamReads() {
+    assertThat(RoutingPath.of("/a/b?c=/../d")).isEqualTo("/a/b");
+    assertThat(RoutingPath.of("/a/./b/../c/")).isEqualTo("/a/c/");
+    assertThat(RoutingPath.of("/a/b/..")).isEqualTo("/a/");
+    assertThat(RoutingPath.of("/..")).isEqualTo("/");
+    assertThat(RoutingPath.of("/%7euser/%2f%41")).isEqualTo("/~user/%2FA");
+    assertThat(RoutingPath.of("/100%")).isEqualTo("/100%");
+    assertThat(RoutingPath.of("/a%zz")).isEqualTo("/a%zz");
+    assertThat(RoutingPath.of("///")).isEqualTo("/");
+    assertThat(RoutingPath.of("/.hidden/..x")).isEqualTo("/.hidden/..x");
+    assertThat(new HttpRoute(null, "/v1/./x/..", "c").pathPrefix()).isEqualTo("/v1");
+    assertThat(new HttpRoute(null, "/%7Ev1/", "c").pathPrefix()).isEqualTo("/~v1/");
+  }
+
+  @Test
   void aParsedRequestIsRoutedByItsAuthorityAndPath() {
     assertThat(
             ROUTES.clusterFor(
