@@ -93,6 +93,9 @@ final class HttpRelay implements Relay, Runnable {
   /** Whether any byte of the current response went to the client (then no error answer fits). */
   private boolean responseStarted;
 
+  /** What the request under way did, for its access log line; null between requests. */
+  private ExchangeRecord exchange;
+
   private ConnectionFacts connectionFacts;
   private Deadline deadline = Deadline.NONE;
   private EventLoop.Timeout timer;
@@ -126,6 +129,7 @@ final class HttpRelay implements Relay, Runnable {
     byte[] head = headForUpstream;
     headForUpstream = null;
     pair.client().forward(ByteBuffer.wrap(head));
+    exchange.sentUpstream(pair);
     pair.client().startForwarding(); // body bytes that came while connecting
     pair.upstream().startForwarding();
     if (pair.client().ended()) {
@@ -193,6 +197,7 @@ final class HttpRelay implements Relay, Runnable {
 
   /** Whether a head was read whole (and {@code data} moved past it). */
   private boolean readRequestHead(ByteBuffer data) {
+    exchange = ExchangeRecord.reading(exchange, pair, data.remaining());
     if (deadline == Deadline.KEEP_ALIVE) {
       arm(
           Deadline.REQUEST_HEAD,
@@ -218,11 +223,13 @@ final class HttpRelay implements Relay, Runnable {
 
   private boolean onRequest(RequestHead head) {
     disarm();
+    exchange.request(head);
     if (head.isConnect()) {
       answer(405, CloseCause.BAD_REQUEST, "CONNECT is not proxied");
       return false;
     }
     String cluster = settings.routes().clusterFor(head);
+    exchange.route(cluster);
     Connection upstream = pair.upstream().connection();
     if (upstream != null && !cluster.equals(pair.facts().route())) {
       // The pair's upstream leg serves one cluster; a client told 421 retries on a new connection.
@@ -244,6 +251,7 @@ final class HttpRelay implements Relay, Runnable {
       pair.connectUpstream();
     } else {
       pair.client().forward(ByteBuffer.wrap(upstreamHead));
+      exchange.sentUpstream(pair);
       armResponseHeadIfSent();
     }
     return pair.isOpen();
@@ -253,6 +261,7 @@ final class HttpRelay implements Relay, Runnable {
     int n = requestBody.scan(data);
     if (n > 0) {
       pair.client().forward(data.slice(data.position(), n));
+      exchange.requestBytes(n);
       data.position(data.position() + n);
     }
     if (requestBody.refusal() != null) {
@@ -352,7 +361,8 @@ final class HttpRelay implements Relay, Runnable {
       case Exchange.Switch s -> {
         disarm();
         toClient(head, outcome);
-        pair.owner().onHttpResponse(pair.facts().route(), 101);
+        exchange.responseHead(101, pair);
+        exchange = ExchangeRecord.done(exchange, pair); // what follows is the pair's tunnel
         switchToRaw(rest);
         return false;
       }
@@ -371,7 +381,7 @@ final class HttpRelay implements Relay, Runnable {
                 ? f
                 : new Exchange.Final(f.body(), false, f.upstreamReusable());
         toClient(head, answered);
-        pair.owner().onHttpResponse(pair.facts().route(), head.status());
+        exchange.responseHead(head.status(), pair);
         responseBody = answered.body().reader(502, MAX_TRAILER_BYTES);
         responsePhase = ResponsePhase.BODY;
         if (responseBody.finished()) {
@@ -387,12 +397,14 @@ final class HttpRelay implements Relay, Runnable {
         HeadWriter.response(head, request, outcome, settings.rewrite().response(), facts());
     responseStarted = true;
     pair.upstream().forward(ByteBuffer.wrap(bytes));
+    exchange.responseBytes(bytes.length);
   }
 
   private void forwardResponseBody(ByteBuffer data) {
     int n = responseBody.scan(data);
     if (n > 0) {
       pair.upstream().forward(data.slice(data.position(), n));
+      exchange.responseBytes(n);
       data.position(data.position() + n);
     }
     if (responseBody.refusal() != null) {
@@ -429,6 +441,7 @@ final class HttpRelay implements Relay, Runnable {
   // ---- between exchanges ----
 
   private void exchangeDone() {
+    exchange = ExchangeRecord.done(exchange, pair);
     responsePhase = ResponsePhase.NONE;
     responseStarted = false;
     request = null;
@@ -480,8 +493,9 @@ final class HttpRelay implements Relay, Runnable {
       pair.close(cause, detail, true);
       return;
     }
-    client.writeTransient(ByteBuffer.wrap(ProxyAnswer.of(status, true)), null);
-    pair.owner().onHttpResponse(pair.facts().route(), status);
+    byte[] bytes = ProxyAnswer.of(status, true);
+    client.writeTransient(ByteBuffer.wrap(bytes), null);
+    exchange = ExchangeRecord.answered(exchange, pair, status, bytes.length, cause, detail);
     endAfterFlush(cause, detail + " (answered " + status + ")");
   }
 
@@ -530,6 +544,7 @@ final class HttpRelay implements Relay, Runnable {
 
   @Override
   public void onPairEnded(Pair pair) {
+    exchange = ExchangeRecord.cut(exchange, pair);
     disarm();
     releaseHeld();
   }
