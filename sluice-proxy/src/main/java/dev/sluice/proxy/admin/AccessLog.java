@@ -3,6 +3,7 @@ package dev.sluice.proxy.admin;
 import dev.sluice.proxy.cluster.UpstreamTarget;
 import dev.sluice.proxy.config.AccessLogTarget;
 import dev.sluice.proxy.config.Endpoint;
+import dev.sluice.proxy.forward.ExchangeRecord;
 import dev.sluice.proxy.forward.Pair;
 import dev.sluice.proxy.route.Fingerprint;
 import dev.sluice.proxy.runtime.ListenerRuntime;
@@ -25,10 +26,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The access log: one JSON line per closed pair. A loop only formats the line and queues it; a
- * thread of the log's own writes it, so that a slow disk never stalls forwarding. When the queue is
- * full the line is dropped and counted ({@code sluice_access_log_dropped_total}) rather than making
- * the loop wait. {@link #reopen} (SIGUSR1) reopens the file after logrotate moved it.
+ * The access log: one JSON line per closed pair ({@code "kind":"connection"}) and, on HTTP
+ * listeners, one per request ({@code "kind":"request"}), written when the request ended. A loop
+ * only formats the line and queues it; a thread of the log's own writes it, so that a slow disk
+ * never stalls forwarding. When the queue is full the line is dropped and counted ({@code
+ * sluice_access_log_dropped_total}) rather than making the loop wait. {@link #reopen} (SIGUSR1)
+ * reopens the file after logrotate moved it.
  */
 public final class AccessLog implements PairObserver, AutoCloseable {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(AccessLog.class);
@@ -85,8 +88,14 @@ public final class AccessLog implements PairObserver, AutoCloseable {
   }
 
   @Override
+  public void onHttpExchange(ListenerRuntime listener, Pair pair, ExchangeRecord exchange) {
+    offer(requestLine(pair, exchange, System.currentTimeMillis()));
+  }
+
+  @Override
   public void onPairClosed(ListenerRuntime listener, Pair pair) {
-    offer(line(pair, System.currentTimeMillis()));
+    boolean http = listener.config().http() != null || pair.facts().exchanges() > 0;
+    offer(line(pair, http, System.currentTimeMillis()));
   }
 
   /** Queues one line for the writer, or counts it dropped when the queue is full. */
@@ -96,30 +105,76 @@ public final class AccessLog implements PairObserver, AutoCloseable {
     }
   }
 
-  /** The line for {@code pair}, ended at {@code endMillis}. */
-  static String line(Pair pair, long endMillis) {
-    StringBuilder b = new StringBuilder(384);
+  /**
+   * The line for {@code pair}, ended at {@code endMillis}; one of an {@code http} listener counts
+   * the requests it carried.
+   */
+  static String line(Pair pair, boolean http, long endMillis) {
+    StringBuilder b = new StringBuilder(400);
     b.append("{\"time\":");
     Json.quote(b, Instant.ofEpochMilli(endMillis).toString());
+    field(b, "kind", "connection");
     field(b, "listener", pair.listenerName());
     field(b, "client", Endpoint.format(pair.facts().clientAddress()));
     Pair.Upstream target = pair.facts().target();
     field(b, "cluster", target instanceof UpstreamTarget u ? u.cluster().name() : null);
     field(b, "upstream", target == null ? null : target.name());
-    field(b, "sni", pair.facts().serverName());
-    field(b, "alpn", pair.facts().applicationProtocol());
-    Fingerprint fingerprint = pair.facts().fingerprint();
-    field(b, "ja3", fingerprint == null ? null : fingerprint.ja3());
-    field(b, "ja4", fingerprint == null ? null : fingerprint.ja4());
+    tlsFields(b, pair);
     b.append(",\"duration_ms\":").append(millis(pair.facts().ageNanos()));
     long connect = pair.facts().connectNanos();
     b.append(",\"connect_ms\":").append(connect < 0 ? "null" : millis(connect));
     b.append(",\"connect_attempts\":").append(pair.facts().connectAttempts());
     b.append(",\"bytes_from_client\":").append(pair.client().bytesRead());
     b.append(",\"bytes_from_upstream\":").append(pair.upstream().bytesRead());
+    b.append(",\"requests\":");
+    if (http) {
+      b.append(pair.facts().exchanges());
+    } else {
+      b.append("null");
+    }
     field(b, "cause", pair.cause() == null ? null : pair.cause().label());
     field(b, "detail", pair.causeDetail());
     return b.append('}').toString();
+  }
+
+  /** The line for one HTTP request of {@code pair}, ended at {@code endMillis}. */
+  static String requestLine(Pair pair, ExchangeRecord e, long endMillis) {
+    StringBuilder b = new StringBuilder(448);
+    b.append("{\"time\":");
+    Json.quote(b, Instant.ofEpochMilli(endMillis).toString());
+    field(b, "kind", "request");
+    field(b, "listener", pair.listenerName());
+    field(b, "client", Endpoint.format(pair.facts().clientAddress()));
+    field(b, "cluster", e.route());
+    field(b, "upstream", e.upstream() == null ? null : e.upstream().name());
+    field(b, "method", e.method());
+    field(b, "host", e.host());
+    field(b, "path", e.path());
+    field(b, "version", e.version() == null ? null : e.version().text());
+    b.append(",\"status\":");
+    if (e.hasResponse()) {
+      b.append(e.status());
+    } else {
+      b.append("null");
+    }
+    b.append(",\"request_bytes\":").append(e.requestBytes());
+    b.append(",\"response_bytes\":").append(e.responseBytes());
+    long upstream = e.upstreamNanos();
+    b.append(",\"upstream_ms\":").append(upstream < 0 ? "null" : millis(upstream));
+    b.append(",\"duration_ms\":").append(millis(e.durationNanos()));
+    tlsFields(b, pair);
+    field(b, "cause", e.cause() == null ? null : e.cause().label());
+    field(b, "detail", e.detail());
+    return b.append('}').toString();
+  }
+
+  /** What the client's TLS told: SNI, ALPN, its JA3 and JA4. */
+  private static void tlsFields(StringBuilder b, Pair pair) {
+    field(b, "sni", pair.facts().serverName());
+    field(b, "alpn", pair.facts().applicationProtocol());
+    Fingerprint fingerprint = pair.facts().fingerprint();
+    field(b, "ja3", fingerprint == null ? null : fingerprint.ja3());
+    field(b, "ja4", fingerprint == null ? null : fingerprint.ja4());
   }
 
   private static void field(StringBuilder b, String name, String value) {

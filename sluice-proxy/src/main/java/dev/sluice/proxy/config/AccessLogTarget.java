@@ -2,7 +2,7 @@ package dev.sluice.proxy.config;
 
 import java.nio.file.Path;
 
-/** Where the access log (a JSON line per closed pair) goes. */
+/** Where the access log (a JSON line per closed pair, and per HTTP request) goes. */
 public sealed interface AccessLogTarget {
   /**
    * The process's standard output, interleaved with nothing else (application logs go to stderr).

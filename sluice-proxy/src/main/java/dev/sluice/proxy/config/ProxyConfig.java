@@ -12,7 +12,7 @@ import java.util.Optional;
  * @param maxBytesInFlight the most bytes the whole proxy holds in pending copies
  * @param drainTimeout how long a graceful shutdown lets pairs finish before closing them
  * @param admin the admin listener (metrics, status page, readiness), or null for none
- * @param accessLog where a line per closed pair goes, or null for nowhere
+ * @param accessLog where a line per closed pair (and per HTTP request) goes, or null for nowhere
  * @param source where it was read from (a file, or {@code <embedded>})
  * @param transport the event loops' transport (auto, epoll or nio); fixed at start
  * @param splice whether the raw relay may splice (auto or off); fixed at start

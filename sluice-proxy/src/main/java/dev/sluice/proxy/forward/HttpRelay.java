@@ -122,6 +122,9 @@ final class HttpRelay implements Relay, Runnable {
   /** Whether any byte of the current response went to the client (then no error answer fits). */
   private boolean responseStarted;
 
+  /** What the request under way did, for its access log line; null between requests. */
+  private ExchangeRecord exchange;
+
   private ConnectionFacts connectionFacts;
   private Deadline deadline = Deadline.NONE;
   private EventLoop.Timeout timer;
@@ -159,6 +162,7 @@ final class HttpRelay implements Relay, Runnable {
       pair.budget().charge(head.length);
     }
     pair.client().forward(ByteBuffer.wrap(head));
+    exchange.sentUpstream(pair);
     pair.client().startForwarding(); // body bytes that came while connecting
     pair.upstream().startForwarding();
     // A client that ended its side after its request is not passed on: the request is framed,
@@ -261,6 +265,7 @@ final class HttpRelay implements Relay, Runnable {
 
   /** Whether a head was read whole (and {@code data} moved past it). */
   private boolean readRequestHead(ByteBuffer data) {
+    exchange = ExchangeRecord.reading(exchange, pair, data.remaining());
     if (deadline == Deadline.KEEP_ALIVE) {
       arm(
           Deadline.REQUEST_HEAD,
@@ -286,11 +291,14 @@ final class HttpRelay implements Relay, Runnable {
 
   private boolean onRequest(RequestHead head) {
     disarm();
+    exchange.request(head);
     if (head.isConnect()) {
       answer(405, CloseCause.BAD_REQUEST, "CONNECT is not proxied");
       return false;
     }
-    pair.facts().route(settings.routes().clusterFor(head));
+    String cluster = settings.routes().clusterFor(head);
+    exchange.route(cluster);
+    pair.facts().route(cluster);
     request = head;
     requestBody = head.framing().reader(400, MAX_TRAILER_BYTES);
     requestPhase = requestBody.finished() ? RequestPhase.SENT : RequestPhase.BODY;
@@ -345,6 +353,7 @@ final class HttpRelay implements Relay, Runnable {
     int n = requestBody.scan(data);
     if (n > 0) {
       pair.client().forward(data.slice(data.position(), n));
+      exchange.requestBytes(n);
       data.position(data.position() + n);
     }
     if (requestBody.refusal() != null) {
@@ -446,7 +455,8 @@ final class HttpRelay implements Relay, Runnable {
       case Exchange.Switch s -> {
         disarm();
         toClient(head, outcome);
-        pair.owner().onHttpResponse(pair.facts().route(), 101);
+        exchange.responseHead(101, pair);
+        exchange = ExchangeRecord.done(exchange, pair); // what follows is the pair's tunnel
         switchToRaw(rest);
         return false;
       }
@@ -462,7 +472,7 @@ final class HttpRelay implements Relay, Runnable {
                 ? f
                 : new Exchange.Final(f.body(), false, f.upstreamReusable());
         toClient(head, answered);
-        pair.owner().onHttpResponse(pair.facts().route(), head.status());
+        exchange.responseHead(head.status(), pair);
         responseBody = answered.body().reader(502, MAX_TRAILER_BYTES);
         responsePhase = ResponsePhase.BODY;
         if (responseBody.finished()) {
@@ -478,12 +488,14 @@ final class HttpRelay implements Relay, Runnable {
         HeadWriter.response(head, request, outcome, settings.rewrite().response(), facts());
     responseStarted = true;
     pair.upstream().forward(ByteBuffer.wrap(bytes));
+    exchange.responseBytes(bytes.length);
   }
 
   private void forwardResponseBody(ByteBuffer data) {
     int n = responseBody.scan(data);
     if (n > 0) {
       pair.upstream().forward(data.slice(data.position(), n));
+      exchange.responseBytes(n);
       data.position(data.position() + n);
     }
     if (responseBody.refusal() != null) {
@@ -521,6 +533,7 @@ final class HttpRelay implements Relay, Runnable {
 
   /** The response was read whole: once nothing is pending either way, the next exchange. */
   private void exchangeDone() {
+    exchange = ExchangeRecord.done(exchange, pair);
     responseStarted = false;
     request = null;
     requestBody = null;
@@ -589,8 +602,9 @@ final class HttpRelay implements Relay, Runnable {
       pair.close(cause, detail, true);
       return;
     }
-    client.writeTransient(ByteBuffer.wrap(ProxyAnswer.of(status, true)), null);
-    pair.owner().onHttpResponse(pair.facts().route(), status);
+    byte[] bytes = ProxyAnswer.of(status, true);
+    client.writeTransient(ByteBuffer.wrap(bytes), null);
+    exchange = ExchangeRecord.answered(exchange, pair, status, bytes.length, cause, detail);
     endAfterFlush(cause, detail + " (answered " + status + ")");
   }
 
@@ -640,6 +654,7 @@ final class HttpRelay implements Relay, Runnable {
 
   @Override
   public void onPairEnded(Pair pair) {
+    exchange = ExchangeRecord.cut(exchange, pair);
     disarm();
     releaseHeld();
   }

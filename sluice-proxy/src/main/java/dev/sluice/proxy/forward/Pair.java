@@ -72,10 +72,11 @@ public final class Pair {
     default void onTlsHandshake(boolean resumed) {}
 
     /**
-     * An HTTP relay sent the client a response head of {@code status} (the proxy's own answers
-     * included) for a request routed to {@code route}, or null before one was routed.
+     * An HTTP request on {@code pair} ended: its response went to the client, the proxy answered
+     * it, a 101 made the connection a tunnel, or the pair ended midway ({@link
+     * ExchangeRecord#cause}). Once per request, on the loop; the record does not change after.
      */
-    default void onHttpResponse(String route, int status) {}
+    default void onHttpExchange(Pair pair, ExchangeRecord exchange) {}
 
     /** The pair ended, for good: counters, the access log. Called exactly once per pair. */
     void onClosed(Pair pair);

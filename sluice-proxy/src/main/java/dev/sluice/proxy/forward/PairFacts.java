@@ -35,6 +35,7 @@ public final class PairFacts {
   private boolean causeProvisional;
 
   private String route;
+  private int exchanges;
 
   PairFacts() {}
 
@@ -134,6 +135,15 @@ public final class PairFacts {
 
   void route(String cluster) {
     this.route = cluster;
+  }
+
+  /** HTTP requests this pair carried to their end (each has its access log line), so far. */
+  public int exchanges() {
+    return exchanges;
+  }
+
+  void exchangeEnded() {
+    exchanges++;
   }
 
   /** The upstream chosen (the one connected, or the last one tried), or null. */

@@ -64,8 +64,9 @@ public final class ListenerStats {
   }
 
   /**
-   * An HTTP listener sent a response head of {@code status} for a request routed to {@code route}
-   * (the proxy's own answers included; "none" before a request was routed).
+   * An HTTP listener's request routed to {@code route} ended, its client having got a response head
+   * of {@code status} (the proxy's own answers included; "none" before a request was routed).
+   * Counted when the request ends, as the request-duration histogram observes it.
    */
   public void httpResponse(String route, int status) {
     LongAdder[] byClass =

@@ -7,6 +7,7 @@ import dev.sluice.proxy.cluster.Cluster;
 import dev.sluice.proxy.cluster.Health;
 import dev.sluice.proxy.cluster.UpstreamTarget;
 import dev.sluice.proxy.forward.CloseCause;
+import dev.sluice.proxy.forward.ExchangeRecord;
 import dev.sluice.proxy.forward.Pair;
 import dev.sluice.proxy.runtime.ListenerRuntime;
 import dev.sluice.proxy.runtime.PairObserver;
@@ -27,12 +28,21 @@ import java.util.function.ToLongFunction;
 
 /**
  * The proxy's Prometheus metrics. Almost all are read when scraped, from the counters the proxy
- * keeps anyway (no cost on the hot path); the connect-time histogram is observed as pairs connect.
- * Names follow Prometheus conventions: {@code sluice_} prefix, base units, {@code _total} counters.
+ * keeps anyway (no cost on the hot path); the connect-time histogram is observed as pairs connect,
+ * the request-duration one as HTTP requests end. Names follow Prometheus conventions: {@code
+ * sluice_} prefix, base units, {@code _total} counters.
  */
 public final class ProxyMetrics implements PairObserver {
   private static final double[] CONNECT_BUCKETS = {
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
+  };
+
+  /**
+   * HTTP requests through the proxy: from half a millisecond (a loopback or same-rack upstream
+   * answers within it) to a minute (the default responseHead timeout), in 1-2.5-5 steps.
+   */
+  private static final double[] REQUEST_BUCKETS = {
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60
   };
 
   private final PrometheusRegistry registry = new PrometheusRegistry();
@@ -51,6 +61,15 @@ public final class ProxyMetrics implements PairObserver {
 
   /** An upstream's labels: a reload's new target for the same upstream finds the same series. */
   private record UpstreamSeries(String cluster, String upstream) {}
+
+  private final Histogram requestDuration;
+
+  /**
+   * Each listener's request-duration series by route, looked up without allocating (one lookup per
+   * request): listener name, then route.
+   */
+  private final Map<String, Map<String, DistributionDataPoint>> requestDurationOf =
+      new ConcurrentHashMap<>();
 
   private final Counter reloads;
   private volatile LongSupplier accessLogLines = () -> 0;
@@ -77,6 +96,17 @@ public final class ProxyMetrics implements PairObserver {
             .labelNames("cluster", "upstream")
             .classicOnly()
             .classicUpperBounds(CONNECT_BUCKETS)
+            .withoutExemplars()
+            .register(registry);
+    requestDuration =
+        Histogram.builder()
+            .name("sluice_http_request_duration_seconds")
+            .help(
+                "HTTP listeners' requests, from their first byte to the last of their response"
+                    + " (the proxy's own answers too); counted with sluice_http_responses_total")
+            .labelNames("listener", "route")
+            .classicOnly()
+            .classicUpperBounds(REQUEST_BUCKETS)
             .withoutExemplars()
             .register(registry);
     reloads =
@@ -161,6 +191,27 @@ public final class ProxyMetrics implements PairObserver {
               key -> connectDuration.labelValues(key.cluster(), key.upstream()))
           .observe(Unit.nanosToSeconds(pair.facts().connectNanos()));
     }
+  }
+
+  @Override
+  public void onHttpExchange(ListenerRuntime listener, Pair pair, ExchangeRecord exchange) {
+    if (exchange.hasResponse()) { // as sluice_http_responses_total counts them
+      requestSeries(listener.name(), exchange.route())
+          .observe(Unit.nanosToSeconds(exchange.durationNanos()));
+    }
+  }
+
+  private DistributionDataPoint requestSeries(String listener, String route) {
+    String label = route == null ? "none" : route;
+    Map<String, DistributionDataPoint> byRoute = requestDurationOf.get(listener);
+    if (byRoute == null) {
+      byRoute = requestDurationOf.computeIfAbsent(listener, l -> new ConcurrentHashMap<>());
+    }
+    DistributionDataPoint series = byRoute.get(label);
+    if (series == null) {
+      series = byRoute.computeIfAbsent(label, r -> requestDuration.labelValues(listener, r));
+    }
+    return series;
   }
 
   @Override

@@ -17,6 +17,7 @@ import dev.sluice.proxy.config.ReadSizes;
 import dev.sluice.proxy.config.Route;
 import dev.sluice.proxy.config.TimeoutSettings;
 import dev.sluice.proxy.forward.CloseCause;
+import dev.sluice.proxy.forward.ExchangeRecord;
 import dev.sluice.proxy.forward.InFlightBudget;
 import dev.sluice.proxy.forward.Pair;
 import dev.sluice.proxy.forward.Relay;
@@ -364,8 +365,11 @@ public final class ListenerRuntime implements Pair.Owner {
   }
 
   @Override
-  public void onHttpResponse(String route, int status) {
-    stats.httpResponse(route, status);
+  public void onHttpExchange(Pair pair, ExchangeRecord exchange) {
+    if (exchange.hasResponse()) {
+      stats.httpResponse(exchange.route(), exchange.status());
+    }
+    observer.onHttpExchange(this, pair, exchange);
   }
 
   @Override

@@ -12,6 +12,7 @@ import dev.sluice.proxy.config.ListenerConfig;
 import dev.sluice.proxy.config.ListenerTls;
 import dev.sluice.proxy.config.ProxyConfig;
 import dev.sluice.proxy.config.Units;
+import dev.sluice.proxy.forward.ExchangeRecord;
 import dev.sluice.proxy.forward.Pair;
 import dev.sluice.proxy.metrics.ProxyMetrics;
 import dev.sluice.proxy.metrics.Sampler;
@@ -455,6 +456,14 @@ public final class ProxyService implements AutoCloseable {
       AccessLog l = log;
       if (l != null) {
         l.reopen();
+      }
+    }
+
+    @Override
+    public void onHttpExchange(ListenerRuntime listener, Pair pair, ExchangeRecord exchange) {
+      AccessLog l = log;
+      if (l != null) { // no log, no line formatted
+        l.onHttpExchange(listener, pair, exchange);
       }
     }
 

@@ -1,11 +1,14 @@
 package dev.sluice.proxy.admin;
 
+import static dev.sluice.proxy.testing.AdminClient.series;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.sun.net.httpserver.HttpServer;
 import dev.sluice.proxy.config.ConfigReader;
 import dev.sluice.proxy.config.Endpoint;
 import dev.sluice.proxy.service.ProxyService;
 import dev.sluice.proxy.testing.AdminClient;
+import dev.sluice.proxy.testing.Commands;
 import dev.sluice.proxy.testing.EchoClient;
 import dev.sluice.proxy.testing.EchoServer;
 import dev.sluice.testing.Await;
@@ -33,7 +36,9 @@ import org.snakeyaml.engine.v2.api.LoadSettings;
 /**
  * The access log, as a file a log shipper reads: one JSON line per pair with the client's address
  * and port, the upstream, SNI and ALPN, the bytes each way and the close reason; a refused connect
- * says why; lines survive a logrotate-style move and reopen; a reload can move the log.
+ * says why; on an HTTP listener one line per request too, checked against what curl says it sent
+ * and got, with the request-duration histogram counting the same requests; lines survive a
+ * logrotate-style move and reopen; a reload can move the log.
  */
 class AccessLogTest {
   @TempDir Path dir;
@@ -113,6 +118,266 @@ class AccessLogTest {
       assertThat(m.get("sluice_access_log_lines_total")).isEqualTo(3.0);
       assertThat(m.get("sluice_access_log_dropped_total")).isEqualTo(0.0);
     }
+  }
+
+  /**
+   * An HTTP listener in front of a JDK HTTP server (cluster web) and a dead port (cluster gone),
+   * and one that waits 300 ms for a request head.
+   */
+  private static String httpConfig(int web, int dead) {
+    return """
+        listeners:
+          - name: front
+            address: 127.0.0.1:0
+            protocol: http
+            cluster: web
+            http: {routes: [{host: dead.test, cluster: gone}]}
+          - {name: slow, address: 127.0.0.1:0, protocol: http, cluster: web,
+             timeouts: {requestHead: 300ms}}
+        clusters:
+          - {name: web, upstreams: [{address: "127.0.0.1:%d"}]}
+          - {name: gone, upstreams: [{address: "127.0.0.1:%d"}], retries: {tries: 1}}
+        accessLog: {path: access.log}
+        admin: {address: 127.0.0.1:0}
+        """
+        .formatted(web, dead);
+  }
+
+  /**
+   * What curl says of each transfer: status, bytes sent (head and body), of them the body, and the
+   * response's head (interim ones included) and body bytes.
+   */
+  private static final String CURL_SIZES =
+      "%{http_code} %{size_request} %{size_upload} %{size_header} %{size_download}\\n";
+
+  private static HttpServer httpUpstream() throws IOException {
+    HttpServer server =
+        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    server.createContext(
+        "/",
+        exchange -> {
+          byte[] body =
+              ("got " + exchange.getRequestBody().readAllBytes().length + " B\n")
+                  .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+          exchange.sendResponseHeaders(200, body.length);
+          try (var out = exchange.getResponseBody()) {
+            out.write(body);
+          }
+        });
+    server.start();
+    return server;
+  }
+
+  private static int httpPort(ProxyService service) {
+    return httpPort(service, "front");
+  }
+
+  private static int httpPort(ProxyService service, String listener) {
+    return ((InetSocketAddress) service.runtime().listener(listener).boundAddress()).getPort();
+  }
+
+  @Test
+  void anHttpListenerLogsEachRequestOfAKeepAliveConnection() throws Exception {
+    Path log = dir.resolve("access.log");
+    HttpServer web = httpUpstream();
+    try (ProxyService service = start(httpConfig(web.getAddress().getPort(), deadPort()))) {
+      String base = "http://127.0.0.1:" + httpPort(service);
+      Path form = dir.resolve("form");
+      Files.write(form, new byte[5000]);
+      Commands.Result curl =
+          Commands.run(
+              List.of(
+                  "curl",
+                  "-s",
+                  "-o",
+                  dir.resolve("a").toString(),
+                  "-w",
+                  CURL_SIZES,
+                  base + "/a?x=1",
+                  "--next",
+                  "-s",
+                  "-o",
+                  dir.resolve("b").toString(),
+                  "-w",
+                  CURL_SIZES,
+                  "--data-binary",
+                  "@" + form,
+                  base + "/form"),
+              "");
+      assertThat(curl.exit()).as(curl.output()).isZero();
+      long[][] sizes = sizes(curl.output(), 2);
+
+      List<Map<String, Object>> lines = awaitLines(log, 3);
+      List<Map<String, Object>> requests = ofKind(lines, "request");
+      assertThat(requests).hasSize(2);
+      Map<String, Object> get = requests.get(0);
+      assertThat(get)
+          .containsEntry("listener", "front")
+          .containsEntry("method", "GET")
+          .containsEntry("host", "127.0.0.1:" + httpPort(service))
+          .containsEntry("path", "/a?x=1")
+          .containsEntry("version", "HTTP/1.1")
+          .containsEntry("status", 200)
+          .containsEntry("cluster", "web")
+          .containsEntry("upstream", "127.0.0.1:" + web.getAddress().getPort())
+          .containsEntry("cause", null);
+      assertThat(number(get, "request_bytes")).isEqualTo(sizes[0][1]);
+      assertThat(number(get, "response_bytes")).isEqualTo(sizes[0][3] + sizes[0][4]);
+      assertThat(millis(get, "upstream_ms")).isLessThanOrEqualTo(millis(get, "duration_ms"));
+      Map<String, Object> post = requests.get(1);
+      assertThat(post)
+          .containsEntry("method", "POST")
+          .containsEntry("path", "/form")
+          .containsEntry("status", 200);
+      assertThat(sizes[1][2]).isEqualTo(5000);
+      // curl's size_request counts the head and the body it uploaded, as request_bytes does.
+      assertThat(number(post, "request_bytes")).isEqualTo(sizes[1][1]);
+      assertThat(number(post, "request_bytes")).isGreaterThan(5000);
+      assertThat(number(post, "response_bytes")).isEqualTo(sizes[1][3] + sizes[1][4]);
+      assertThat(post.get("client")).isEqualTo(get.get("client")); // one connection
+      Map<String, Object> connection = ofKind(lines, "connection").getFirst();
+      assertThat(connection)
+          .containsEntry("requests", 2)
+          .containsEntry("client", get.get("client"));
+
+      AdminClient admin = new AdminClient(service.admin().address());
+      String[] webRoute = {"listener", "front", "route", "web"};
+      Map<String, Double> m = admin.scrape();
+      assertThat(m.get(series("sluice_http_request_duration_seconds_count", webRoute)))
+          .isEqualTo(2.0);
+      assertThat(m.get(series("sluice_http_request_duration_seconds_sum", webRoute))).isPositive();
+      assertThat(
+              m.get(
+                  series(
+                      "sluice_http_request_duration_seconds_bucket",
+                      "listener",
+                      "front",
+                      "route",
+                      "web",
+                      "le",
+                      "+Inf")))
+          .isEqualTo(2.0);
+      assertThat(
+              m.get(
+                  series(
+                      "sluice_http_responses_total",
+                      "listener",
+                      "front",
+                      "route",
+                      "web",
+                      "status",
+                      "2xx")))
+          .isEqualTo(2.0);
+    } finally {
+      web.stop(0);
+    }
+  }
+
+  @Test
+  void theProxysOwnAnswersGetRequestLinesWithTheirCause() throws Exception {
+    Path log = dir.resolve("access.log");
+    HttpServer web = httpUpstream();
+    try (ProxyService service = start(httpConfig(web.getAddress().getPort(), deadPort()))) {
+      Commands.Result curl =
+          Commands.run(
+              List.of(
+                  "curl",
+                  "-s",
+                  "-o",
+                  dir.resolve("a").toString(),
+                  "-w",
+                  CURL_SIZES,
+                  "-H",
+                  "Host: dead.test",
+                  "http://127.0.0.1:" + httpPort(service) + "/down"),
+              "");
+      long[] refused = sizes(curl.output(), 1)[0];
+      assertThat(refused[0]).as(curl.output()).isEqualTo(502);
+      byte[] partial =
+          "GET /slow HTTP/1.1\r\nHost: x\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+      try (Socket slow = new Socket(InetAddress.getLoopbackAddress(), httpPort(service, "slow"))) {
+        slow.setSoTimeout((int) Await.PATIENCE.toMillis());
+        slow.getOutputStream().write(partial);
+        assertThat(
+                new String(
+                    slow.getInputStream().readAllBytes(),
+                    java.nio.charset.StandardCharsets.US_ASCII))
+            .startsWith("HTTP/1.1 408 ");
+      }
+
+      List<Map<String, Object>> lines = awaitLines(log, 4);
+      Map<String, Object> badGateway = byStatus(ofKind(lines, "request"), 502);
+      assertThat(badGateway)
+          .containsEntry("listener", "front")
+          .containsEntry("method", "GET")
+          .containsEntry("path", "/down")
+          .containsEntry("cluster", "gone")
+          .containsEntry("upstream", null)
+          .containsEntry("upstream_ms", null)
+          .containsEntry("cause", "connect_refused");
+      assertThat(badGateway.get("detail").toString()).contains("refused");
+      assertThat(number(badGateway, "request_bytes")).isEqualTo(refused[1]);
+      assertThat(number(badGateway, "response_bytes")).isEqualTo(refused[3] + refused[4]);
+      Map<String, Object> timeout = byStatus(ofKind(lines, "request"), 408);
+      assertThat(timeout)
+          .containsEntry("listener", "slow")
+          .containsEntry("method", null)
+          .containsEntry("path", null)
+          .containsEntry("cluster", null)
+          .containsEntry("upstream_ms", null)
+          .containsEntry("cause", "request_head_timeout");
+      assertThat(number(timeout, "request_bytes")).isEqualTo(partial.length);
+      assertThat(ofKind(lines, "connection"))
+          .extracting(l -> l.get("requests"))
+          .containsExactly(1, 1);
+
+      Map<String, Double> m = new AdminClient(service.admin().address()).scrape();
+      // The 502 was routed (cluster gone); the 408's head never came whole (route none).
+      for (String[] expected : new String[][] {{"front", "gone", "5xx"}, {"slow", "none", "4xx"}}) {
+        String[] labels = {"listener", expected[0], "route", expected[1]};
+        assertThat(m.get(series("sluice_http_request_duration_seconds_count", labels)))
+            .as(expected[0])
+            .isEqualTo(1.0);
+        assertThat(
+                m.get(
+                    series(
+                        "sluice_http_responses_total",
+                        "listener",
+                        expected[0],
+                        "route",
+                        expected[1],
+                        "status",
+                        expected[2])))
+            .as(expected[0])
+            .isEqualTo(1.0);
+      }
+    } finally {
+      web.stop(0);
+    }
+  }
+
+  /** Each of curl's {@link #CURL_SIZES} lines, as numbers. */
+  private static long[][] sizes(String output, int transfers) {
+    List<String> lines = output.lines().toList();
+    assertThat(lines).as(output).hasSize(transfers);
+    return lines.stream()
+        .map(l -> java.util.Arrays.stream(l.split(" ")).mapToLong(Long::parseLong).toArray())
+        .toArray(long[][]::new);
+  }
+
+  private static List<Map<String, Object>> ofKind(List<Map<String, Object>> lines, String kind) {
+    return lines.stream().filter(l -> kind.equals(l.get("kind"))).toList();
+  }
+
+  private static Map<String, Object> byStatus(List<Map<String, Object>> lines, int status) {
+    return lines.stream()
+        .filter(l -> Integer.valueOf(status).equals(l.get("status")))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no line with status " + status + ": " + lines));
+  }
+
+  private static double millis(Map<String, Object> line, String field) {
+    return ((Number) line.get(field)).doubleValue();
   }
 
   @Test

@@ -87,6 +87,10 @@ class WebsocketThroughProxyTest {
       Pair pair = proxy.awaitClosed(1).getFirst();
       assertThat(pair.client().bytesRead()).isPositive();
       assertThat(pair.cause()).isIn(CloseCause.CLIENT_EOF, CloseCause.UPSTREAM_EOF);
+      // The upgrade is one request, ended by its 101; the tunnel after it is the pair's.
+      assertThat(pair.facts().exchanges()).isEqualTo(1);
+      assertThat(proxy.listener("web").stats().httpResponses())
+          .isEqualTo(java.util.Map.of("ws", java.util.Map.of("1xx", 1L)));
     } finally {
       upstream.destroy();
     }
