@@ -96,6 +96,9 @@ final class HttpRelay implements Relay, Runnable {
   private BodyReader responseBody;
   private boolean clientKeepAlive;
 
+  /** The proxy is shutting down: no request after the one under way. */
+  private boolean draining;
+
   /** Whether the upstream connection may carry another request after this exchange. */
   private boolean upstreamReusable;
 
@@ -211,6 +214,16 @@ final class HttpRelay implements Relay, Runnable {
       }
     }
     return false;
+  }
+
+  @Override
+  public void onDrain(Pair pair) {
+    draining = true;
+    if (requestPhase == RequestPhase.HEAD
+        && responsePhase == ResponsePhase.NONE
+        && requests.heldBytes() == 0) {
+      endAfterFlush(CloseCause.SHUTDOWN, "the proxy is shutting down"); // between requests
+    }
   }
 
   @Override
@@ -465,7 +478,10 @@ final class HttpRelay implements Relay, Runnable {
         // A client that ended its side, or whose request body is not all read, is not kept; an
         // upstream whose request body is not all read cannot take another request either.
         clientKeepAlive =
-            f.clientKeepAlive() && requestPhase == RequestPhase.SENT && !pair.client().ended();
+            f.clientKeepAlive()
+                && requestPhase == RequestPhase.SENT
+                && !pair.client().ended()
+                && !draining; // its response says Connection: close
         upstreamReusable = f.upstreamReusable() && requestPhase == RequestPhase.SENT;
         Exchange.Final answered =
             clientKeepAlive == f.clientKeepAlive()
@@ -476,7 +492,7 @@ final class HttpRelay implements Relay, Runnable {
         responseBody = answered.body().reader(502, MAX_TRAILER_BYTES);
         responsePhase = ResponsePhase.BODY;
         if (responseBody.finished()) {
-          exchangeDone();
+          responseRead(rest);
         }
         return pair.isOpen();
       }
@@ -503,8 +519,21 @@ final class HttpRelay implements Relay, Runnable {
       return;
     }
     if (responseBody.finished()) {
-      exchangeDone();
+      responseRead(data);
     }
+  }
+
+  /**
+   * The response was read whole; what else that read brought no request asked for (nothing may be
+   * taken for the next request's response, which has not even been sent): it is dropped, and the
+   * connection is not used again.
+   */
+  private void responseRead(ByteBuffer rest) {
+    if (rest.hasRemaining()) {
+      upstreamReusable = false;
+      rest.position(rest.limit());
+    }
+    exchangeDone();
   }
 
   private void upstreamEnded() {
@@ -556,7 +585,7 @@ final class HttpRelay implements Relay, Runnable {
   private void nextExchange() {
     responsePhase = ResponsePhase.NONE;
     pair.releaseUpstream(pool(), settings.upstreamPool(), upstreamReusable);
-    if (!clientKeepAlive) {
+    if (!clientKeepAlive || draining) {
       endAfterFlush(CloseCause.CLIENT_EOF, null);
       return;
     }

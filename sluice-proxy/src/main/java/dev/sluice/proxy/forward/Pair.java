@@ -554,6 +554,16 @@ public final class Pair {
     finishIfDone();
   }
 
+  /**
+   * The proxy is shutting down: the pair ends as soon as its relay can end it without cutting an
+   * exchange (an HTTP connection between requests at once; one in a request after its response).
+   */
+  public void drain() {
+    if (state.isOpen()) {
+      relay.onDrain(this);
+    }
+  }
+
   /** Runs {@code release} when the pair ends (a count against the client's address, say). */
   public void releaseOnEnd(Runnable release) {
     this.onEnd = release;

@@ -67,6 +67,13 @@ public interface Relay {
     return false;
   }
 
+  /**
+   * The proxy is shutting down and lets open pairs finish: a relay that can end its pair early
+   * without cutting anything (an HTTP connection between requests) does so, or at its next
+   * boundary. The raw relay cannot tell: its pairs run until they end or the drain time is up.
+   */
+  default void onDrain(Pair pair) {}
+
   /** What {@code leg} read has all been taken by its peer (it was paused for it). */
   default void onDrained(Leg leg) {}
 

@@ -359,6 +359,9 @@ public final class ProxyRuntime implements AutoCloseable {
       jobs.clear();
     }
     dns.shutdownNow();
+    forEachPair(
+        dev.sluice.proxy.forward.Pair
+            ::drain); // idle HTTP keep-alive connections end now, busy ones after a response
     long deadline = System.nanoTime() + drain.toNanos();
     while (openPairs(all) > 0 && System.nanoTime() < deadline) {
       sleep(20);
