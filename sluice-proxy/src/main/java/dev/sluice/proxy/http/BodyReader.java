@@ -12,7 +12,8 @@ public sealed interface BodyReader permits BodyReader.Counted, BodyReader.ToClos
   /**
    * How many of the bytes between {@code bytes}' position and limit belong to this body, counted
    * from the position (which is not moved); the bytes after them follow the body. After a framing
-   * error the count stops before the faulty byte and {@link #refusal()} says why.
+   * error the count stops before the faulty byte (a chunked body's: before the line that holds it,
+   * when that line began in these bytes) and {@link #refusal()} says why.
    */
   int scan(ByteBuffer bytes);
 

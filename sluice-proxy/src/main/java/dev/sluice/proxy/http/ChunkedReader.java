@@ -11,6 +11,10 @@ import java.nio.ByteBuffer;
  * inside extensions); chunk data is followed by CRLF exactly; trailer lines obey the rules of
  * header fields (no obs-fold, no whitespace before the colon, no control characters). A chunk line
  * is at most {@link #MAX_CHUNK_LINE} bytes, the trailers at most the bound given.
+ *
+ * <p>A refused line is not counted as body, so none of it is forwarded (a lenient upstream could
+ * take the {@code 0} of {@code 0x5} for a last chunk); only the part of it that came in an earlier
+ * read was counted then, since no bytes are held.
  */
 public final class ChunkedReader implements BodyReader {
   /** The longest chunk-size line with its extensions, CRLF included. */
@@ -60,6 +64,7 @@ public final class ChunkedReader implements BodyReader {
     int from = bytes.position();
     int limit = bytes.limit();
     int i = from;
+    int lineStart = from; // where the line under way began in these bytes (from: before them)
     while (i < limit && state != State.DONE && state != State.FAILED) {
       if (state == State.DATA) {
         int take = (int) Math.min(left, limit - i);
@@ -70,8 +75,11 @@ public final class ChunkedReader implements BodyReader {
         }
         continue;
       }
+      if (state == State.SIZE_FIRST || state == State.TRAILER_START || state == State.DATA_CR) {
+        lineStart = i;
+      }
       if (!step(bytes.get(i))) {
-        break;
+        return lineStart - from; // none of a refused line goes on: not even its valid prefix
       }
       i++;
     }

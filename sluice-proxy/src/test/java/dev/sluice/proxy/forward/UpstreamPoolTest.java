@@ -185,6 +185,27 @@ class UpstreamPoolTest {
   }
 
   @Test
+  void bytesAfterAWholeResponseAreNeverTakenForTheNextPipelinedRequestsResponse() throws Exception {
+    try (ProxyFixture proxy = proxy("");
+        Socket client = client(proxy)) {
+      send(client, "GET /one HTTP/1.1\r\nHost: x\r\n\r\nGET /two HTTP/1.1\r\nHost: x\r\n\r\n");
+      Socket a = upstream.next();
+      assertThat(readHead(a)).startsWith("GET /one");
+      // A second response in the same write: no request asked for it (the second has not gone up).
+      a.getOutputStream()
+          .write(bytes(OK + "HTTP/1.1 200 OK\r\nX-Forged: yes\r\nContent-Length: 6\r\n\r\nforged"));
+      assertThat(readResponse(client.getInputStream())).endsWith("ok");
+      assertThat(a.getInputStream().read()).as("that connection is closed").isEqualTo(-1);
+      Socket b = upstream.next();
+      assertThat(readHead(b)).startsWith("GET /two");
+      b.getOutputStream().write(bytes("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\ntwo"));
+      assertThat(readResponse(client.getInputStream())).doesNotContain("X-Forged").endsWith("two");
+      a.close();
+      b.close();
+    }
+  }
+
+  @Test
   void aResetBeforeTheResponseHeadGets502() throws Exception {
     try (ProxyFixture proxy = proxy("");
         Socket client = client(proxy)) {

@@ -1,6 +1,8 @@
 package dev.sluice.proxy.http;
 
+import static dev.sluice.proxy.http.Heads.bytes;
 import static dev.sluice.proxy.http.Heads.complete;
+import static dev.sluice.proxy.http.Heads.read;
 import static dev.sluice.proxy.http.Heads.refused;
 import static dev.sluice.proxy.http.Heads.request;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -13,7 +15,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Each defence against request smuggling (RFC 9112 §6, §11.2; the cases of the published write-ups:
  * CL.TE, TE.CL, TE.TE, obs-fold, whitespace and control characters around field names and values,
  * Host confusion): each refused with 400 (501 for an unknown coding) and a reason, each in a test
- * of its own. Chunk-size cases are in {@link ChunkedReaderTest}.
+ * of its own. Chunk-size cases are in {@link ChunkedReaderTest}; the same defences end to end,
+ * through a listener, are the varnishtest cases that {@code forward.VarnishtestTest} runs.
  */
 class SmugglingTest {
   private static final String POST = "POST / HTTP/1.1\r\nHost: a\r\n";
@@ -189,5 +192,36 @@ class SmugglingTest {
         complete(request("GET http://a.example/x HTTP/1.1\r\nHost: b.example\r\n\r\n"));
     assertThat(head.authority()).isEqualTo("a.example");
     refused("GET http://a.example/x HTTP/1.1\r\n\r\n", 400);
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "0x5\r\nworld\r\n0\r\n\r\n",
+        "10000000000000005\r\nworld\r\n",
+        "5 \r\nworld\r\n",
+        "0\r\r\n\r\n"
+      })
+  void noPartOfARefusedChunkLineIsCountedAsBody(String refusedLine) {
+    // Forwarded, the "0" of "0x5" and then the close could end the body for a lenient upstream.
+    BodyReader body = BodyFraming.CHUNKED.reader(400, 1024);
+    assertThat(body.scan(read(bytes("5\r\nhello\r\n" + refusedLine)))).isEqualTo(10);
+    assertThat(body.refusal()).isNotNull();
+  }
+
+  @Test
+  void noPartOfARefusedTrailerLineIsCountedAsBody() {
+    BodyReader body = BodyFraming.CHUNKED.reader(400, 1024);
+    assertThat(body.scan(read(bytes("0\r\nX-Ok: 1\r\nX-Bad : 2\r\n\r\n")))).isEqualTo(12);
+    assertThat(body.refusal()).isNotNull();
+  }
+
+  @Test
+  void aRefusedChunkLineBegunInAnEarlierReadStopsAtTheRead() {
+    // No bytes are held between reads: what came of the line before was counted then.
+    BodyReader body = BodyFraming.CHUNKED.reader(400, 1024);
+    assertThat(body.scan(read(bytes("5\r\nhello\r\n0")))).isEqualTo(11);
+    assertThat(body.scan(read(bytes("x5\r\nworld\r\n")))).isZero();
+    assertThat(body.refusal()).isNotNull();
   }
 }
