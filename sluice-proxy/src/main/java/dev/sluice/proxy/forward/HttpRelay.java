@@ -79,7 +79,12 @@ final class HttpRelay implements Relay, Runnable {
   /** A chunked body's trailer section is bounded like a head. */
   private static final int MAX_TRAILER_BYTES = 8 * 1024;
 
-  private final ListenerHttp settings;
+  /**
+   * The listener's settings for the exchange under way: read again at each request, so that a
+   * reload reaches kept-alive connections (the head size bound is the connection's first).
+   */
+  private ListenerHttp settings;
+
   private final HeadReader<RequestHead> requests;
   private final HeadReader<ResponseHead> responses;
   private Pair pair;
@@ -308,6 +313,10 @@ final class HttpRelay implements Relay, Runnable {
     if (head.isConnect()) {
       answer(405, CloseCause.BAD_REQUEST, "CONNECT is not proxied");
       return false;
+    }
+    ListenerHttp now = pair.owner().http();
+    if (now != null) {
+      settings = now;
     }
     String cluster = settings.routes().clusterFor(head);
     exchange.route(cluster);

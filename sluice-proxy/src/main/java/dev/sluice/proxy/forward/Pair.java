@@ -57,6 +57,14 @@ public final class Pair {
       return false;
     }
 
+    /**
+     * The listener's HTTP settings now, or null for a tcp listener: a reload's routes and header
+     * rules reach established HTTP connections at their next request.
+     */
+    default dev.sluice.proxy.config.ListenerHttp http() {
+      return null;
+    }
+
     /** The relay for {@code pair}, asked once its client's leg is active: the raw pipe. */
     default Relay relay(Pair pair) {
       return RawRelay.INSTANCE;

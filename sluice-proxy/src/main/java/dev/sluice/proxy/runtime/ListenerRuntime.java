@@ -344,6 +344,11 @@ public final class ListenerRuntime implements Pair.Owner {
   }
 
   @Override
+  public ListenerHttp http() {
+    return settings.config().http();
+  }
+
+  @Override
   public Relay relay(Pair pair) {
     ListenerHttp http = settings.config().http();
     return http == null ? Relay.rawPipe() : Relay.http(http);

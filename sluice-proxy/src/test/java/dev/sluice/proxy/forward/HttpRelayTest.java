@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.sluice.proxy.config.ConfigReader;
 import dev.sluice.proxy.testing.Commands;
 import dev.sluice.proxy.testing.ProxyFixture;
 import dev.sluice.testing.Await;
@@ -90,8 +91,11 @@ class HttpRelayTest {
   }
 
   private ProxyFixture proxy(String timeouts) throws Exception {
-    return ProxyFixture.start(
-        """
+    return ProxyFixture.start(yaml(timeouts), dir);
+  }
+
+  private String yaml(String timeouts) {
+    return """
         %s
         listeners:
           - name: front
@@ -110,8 +114,7 @@ class HttpRelayTest {
           - name: api
             upstreams: [{address: "127.0.0.1:%d"}]
         """
-            .formatted(timeouts, web.getPort(), api.getPort()),
-        dir);
+        .formatted(timeouts, web.getPort(), api.getPort());
   }
 
   private static int port(ProxyFixture proxy) {
@@ -297,6 +300,25 @@ class HttpRelayTest {
   }
 
   @Test
+  void aReloadsRoutesReachAKeptAliveConnectionAtItsNextRequest() throws Exception {
+    try (ProxyFixture proxy = proxy("");
+        Socket s = connect(proxy)) {
+      s.getOutputStream().write(bytes("GET /a HTTP/1.1\r\nHost: x\r\n\r\n"));
+      assertThat(readUntil(s.getInputStream(), "web got 0 B\n")).startsWith("HTTP/1.1 200");
+      String everythingToApi =
+          yaml("")
+              .replace(
+                  "- {host: api.test, pathPrefix: /v1/, cluster: api}",
+                  "- {pathPrefix: /, cluster: api}");
+      proxy.runtime().reload(ConfigReader.read(everythingToApi, "test.yaml", dir));
+      s.getOutputStream().write(bytes("GET /b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+      assertThat(readAll(s.getInputStream())).endsWith("api got 0 B\n");
+      assertThat(seen)
+          .containsExactly("web GET /a 127.0.0.1 null prod", "api GET /b 127.0.0.1 null prod");
+    }
+  }
+
+  @Test
   void aSmugglingAttemptIsRefusedAndNeverReachesTheUpstream() throws Exception {
     try (ProxyFixture proxy = proxy("");
         Socket s = connect(proxy)) {
@@ -356,6 +378,23 @@ class HttpRelayTest {
     Socket s = new Socket(InetAddress.getLoopbackAddress(), port(proxy));
     s.setSoTimeout((int) Await.PATIENCE.toMillis());
     return s;
+  }
+
+  private static byte[] bytes(String text) {
+    return text.getBytes(StandardCharsets.US_ASCII);
+  }
+
+  /** What {@code in} gives up to and including the first {@code marker}. */
+  private static String readUntil(InputStream in, String marker) throws IOException {
+    StringBuilder got = new StringBuilder();
+    while (got.indexOf(marker) < 0) {
+      int b = in.read();
+      if (b < 0) {
+        throw new IOException("ended before " + marker + ": " + got);
+      }
+      got.append((char) b);
+    }
+    return got.toString();
   }
 
   private static String readAll(InputStream in) throws IOException {
