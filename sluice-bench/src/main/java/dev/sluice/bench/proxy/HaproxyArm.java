@@ -94,18 +94,18 @@ final class HaproxyArm {
   }
 
   /**
-   * The HTTP configuration for {@code setup}: {@code mode http} and HAProxy's defaults otherwise
-   * (keep-alive on both sides, {@code http-reuse safe}, no {@code option forwardfor}), the same
-   * {@code maxconn}, {@code nbthread} and admin socket as the TCP arm's, and the timeouts of every
-   * HTTP arm ({@link HttpSetup#IDLE_TIMEOUT}; {@code timeout http-keep-alive} falls back to {@code
-   * timeout client}).
+   * The HTTP configuration for {@code setup}: {@code mode http} and HAProxy's defaults otherwise:
+   * keep-alive on both sides, {@code http-reuse safe}, no {@code option forwardfor}, and no {@code
+   * maxconn}, so HAProxy derives it from its descriptor limit (9986 with 20,000 files). A {@code
+   * maxconn} sized to the run (64 + 16) made HAProxy open a new upstream connection for every
+   * request: with few descriptors allowed, the ones a run uses exceed the share above which it
+   * keeps no idle server connection ({@code tune.pool-low-fd-ratio}). Also {@code nbthread} = the
+   * cores, the admin socket of the TCP arm, and the timeouts of every HTTP arm ({@link
+   * HttpSetup#IDLE_TIMEOUT}; {@code timeout http-keep-alive} falls back to {@code timeout client}).
    */
   static String httpConfig(HttpSetup setup, Path workDir) {
-    int maxconn = setup.maxConnections() + ProxySetup.MAXCONN_MARGIN;
     return "global\n"
-        + "    maxconn "
-        + maxconn
-        + "\n    nbthread "
+        + "    nbthread "
         + THREADS
         + "\n    stats socket "
         + workDir.resolve(ADMIN_SOCKET)
@@ -120,8 +120,6 @@ final class HaproxyArm {
         + "\nfrontend bench\n"
         + "    bind "
         + ProxySetup.hostPort(setup.listen())
-        + "\n    maxconn "
-        + maxconn
         + "\n    default_backend web\n"
         + "backend web\n"
         + "    server web "

@@ -107,9 +107,9 @@ public final class HttpArms {
         "mode http, its defaults otherwise (keep-alive, http-reuse safe, no option forwardfor),"
             + " nbthread "
             + HaproxyArm.THREADS
-            + ", maxconn = the run's connections + "
-            + ProxySetup.MAXCONN_MARGIN
-            + ", timeout connect 5s, client and server "
+            + ", no maxconn (its default, from the descriptor limit: a maxconn sized to the run"
+            + " made it open an upstream connection per request), timeout connect 5s, client and"
+            + " server "
             + HttpSetup.IDLE_TIMEOUT
             + ", no log, -db (foreground, no master)");
     conditions.put(
