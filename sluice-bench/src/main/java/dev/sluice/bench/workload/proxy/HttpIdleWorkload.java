@@ -141,8 +141,8 @@ public final class HttpIdleWorkload extends HttpProxyWorkload {
       run.go("park");
       Message parked = run.awaitClient("PARKED");
       ProxyMemory after = ProxyMemory.settleAndRead(run.proxy, MemoryPhases.settle(params));
-      int clients = TcpSockets.establishedFrom(run.setup.listen().getPort());
-      int upstreams = TcpSockets.establishedTo(run.setup.upstream().getPort());
+      int clients = TcpSockets.establishedFrom(run.proxy, run.setup.listen().getPort());
+      int upstreams = TcpSockets.establishedTo(run.proxy, run.setup.upstream().getPort());
       run.go("verify");
       Message verified = run.awaitClient("VERIFIED");
       Map<String, Double> values = new LinkedHashMap<>();

@@ -55,7 +55,10 @@ public final class HttpWorkload extends HttpProxyWorkload {
     return List.of(
         new Option(CONNECTIONS, "64", "keep-alive connections wrk keeps busy"),
         new Option(SECONDS, "10", "the measured run's duration"),
-        new Option(WARMUP_SECONDS, "3", "a wrk run before it, not measured"),
+        new Option(
+            WARMUP_SECONDS,
+            "20",
+            "a wrk run before it, not measured: a JVM arm's JIT compiles its HTTP path meanwhile"),
         new Option(
             THREADS,
             Integer.toString(Runtime.getRuntime().availableProcessors()),
