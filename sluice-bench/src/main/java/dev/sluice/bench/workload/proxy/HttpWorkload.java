@@ -62,7 +62,7 @@ public final class HttpWorkload extends HttpProxyWorkload {
         new Option(
             THREADS,
             Integer.toString(Runtime.getRuntime().availableProcessors()),
-            "wrk's threads (default: the cores)"),
+            "wrk's threads; by default this machine's cores"),
         new Option(BODY, "64", "bytes of the upstream's response body"),
         CORRUPT_OPTION);
   }
