@@ -22,7 +22,9 @@ public enum Impl {
   /** Netty as {@link #NETTY}, with {@code SslHandler} on OpenSSL (netty-tcnative's BoringSSL). */
   NETTY_OPENSSL("netty-openssl", "Netty OpenSSL"),
   /** HAProxy (Debian's package), a proxy process of its own: the proxy workloads' third arm. */
-  HAPROXY("haproxy", "HAProxy");
+  HAPROXY("haproxy", "HAProxy"),
+  /** nginx (Debian's package) as a reverse proxy: an arm of the HTTP proxy workloads. */
+  NGINX("nginx", "nginx");
 
   private final String id;
   private final String displayName;

@@ -6,11 +6,8 @@ import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * How the harness runs HAProxy: Debian's package (installed with {@code apt-get} when it is
@@ -26,8 +23,7 @@ final class HaproxyArm {
   static final int THREADS = Runtime.getRuntime().availableProcessors();
 
   private static final String ADMIN_SOCKET = "admin.sock";
-  private static final List<String> SEARCH =
-      List.of("/usr/sbin", "/usr/local/sbin", "/usr/bin", "/usr/local/bin", "/sbin", "/bin");
+  private static final DebianTool TOOL = new DebianTool("haproxy", "haproxy");
   private static Path executable;
 
   private HaproxyArm() {}
@@ -39,76 +35,14 @@ final class HaproxyArm {
    */
   static synchronized Path executable() throws IOException, InterruptedException {
     if (executable == null) {
-      Path found = find();
-      if (found == null) {
-        System.err.println(
-            "haproxy not found: installing Debian's package (apt-get install -y haproxy)");
-        String first = apt("install", "-y", "-q", "haproxy");
-        found = find();
-        if (found == null) {
-          String update = apt("update", "-q");
-          String second = apt("install", "-y", "-q", "haproxy");
-          found = find();
-          if (found == null) {
-            throw new IOException(
-                "the haproxy arm needs HAProxy and could not install it with apt-get:\n"
-                    + first
-                    + "\n"
-                    + update
-                    + "\n"
-                    + second);
-          }
-        }
-      }
-      executable = found;
+      executable = TOOL.findOrInstall();
     }
     return executable;
   }
 
-  private static Path find() {
-    List<String> dirs = new ArrayList<>();
-    String path = System.getenv("PATH");
-    if (path != null) {
-      dirs.addAll(List.of(path.split(java.io.File.pathSeparator)));
-    }
-    dirs.addAll(SEARCH);
-    for (String dir : dirs) {
-      Path candidate = Path.of(dir, "haproxy");
-      if (!dir.isEmpty() && Files.isExecutable(candidate)) {
-        return candidate;
-      }
-    }
-    return null;
-  }
-
-  private static String apt(String... args) throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>(List.of("apt-get"));
-    command.addAll(List.of(args));
-    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
-    builder.environment().put("DEBIAN_FRONTEND", "noninteractive");
-    Process process;
-    try {
-      process = builder.start();
-    } catch (IOException e) {
-      return "apt-get " + String.join(" ", args) + ": " + e.getMessage();
-    }
-    process.getOutputStream().close();
-    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (!process.waitFor(10, TimeUnit.MINUTES)) {
-      process.destroyForcibly();
-    }
-    String tail = output.lines().reduce((a, b) -> b).orElse("");
-    return "apt-get " + String.join(" ", args) + ": exit " + process.exitValue() + ": " + tail;
-  }
-
   /** The first line of {@code haproxy -v}, e.g. {@code HAProxy version 2.6.12-1+deb12u3 ...}. */
   static String version(Path haproxy) throws IOException, InterruptedException {
-    Process process =
-        new ProcessBuilder(haproxy.toString(), "-v").redirectErrorStream(true).start();
-    process.getOutputStream().close();
-    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    process.waitFor(30, TimeUnit.SECONDS);
-    return output.lines().findFirst().orElse("unknown").strip();
+    return DebianTool.firstLine(haproxy, "-v");
   }
 
   /** The configuration for {@code setup}; its admin socket lives in {@code workDir}. */
@@ -157,6 +91,40 @@ final class HaproxyArm {
       clusterConfig(cfg, cluster);
     }
     return cfg.toString();
+  }
+
+  /**
+   * The HTTP configuration for {@code setup}: {@code mode http} and HAProxy's defaults otherwise:
+   * keep-alive on both sides, {@code http-reuse safe}, no {@code option forwardfor}, and no {@code
+   * maxconn}, so HAProxy derives it from its descriptor limit (9986 with 20,000 files). A {@code
+   * maxconn} sized to the run (64 + 16) made HAProxy open a new upstream connection for every
+   * request: with few descriptors allowed, the ones a run uses exceed the share above which it
+   * keeps no idle server connection ({@code tune.pool-low-fd-ratio}). Also {@code nbthread} = the
+   * cores, the admin socket of the TCP arm, and the timeouts of every HTTP arm ({@link
+   * HttpSetup#IDLE_TIMEOUT}; {@code timeout http-keep-alive} falls back to {@code timeout client}).
+   */
+  static String httpConfig(HttpSetup setup, Path workDir) {
+    return "global\n"
+        + "    nbthread "
+        + THREADS
+        + "\n    stats socket "
+        + workDir.resolve(ADMIN_SOCKET)
+        + " mode 600 level admin\n"
+        + "defaults\n"
+        + "    mode http\n"
+        + "    timeout connect 5s\n"
+        + "    timeout client "
+        + HttpSetup.IDLE_TIMEOUT
+        + "\n    timeout server "
+        + HttpSetup.IDLE_TIMEOUT
+        + "\nfrontend bench\n"
+        + "    bind "
+        + ProxySetup.hostPort(setup.listen())
+        + "\n    default_backend web\n"
+        + "backend web\n"
+        + "    server web "
+        + ProxySetup.hostPort(setup.upstream())
+        + "\n";
   }
 
   private static void clusterConfig(StringBuilder cfg, ClusterSetup cluster) {

@@ -7,9 +7,9 @@ import java.time.Duration;
 
 /**
  * The proxy's memory at one moment, read from outside it once it has settled: VmRSS from {@code
- * /proc/PID/status}; for a JVM arm also its live heap ({@code jcmd PID GC.class_histogram}: a full
- * GC, then every live object counted, which happens before RSS is read); for HAProxy the bytes in
- * use in its memory pools.
+ * /proc/PID/status} (summed over its processes: {@link ProxyProcess#rssBytes}); for a JVM arm also
+ * its live heap ({@code jcmd PID GC.class_histogram}: a full GC, then every live object counted,
+ * which happens before RSS is read); for HAProxy the bytes in use in its memory pools.
  *
  * @param rssBytes VmRSS
  * @param heap the live heap by class, or null (not a JVM)
@@ -33,7 +33,7 @@ public record ProxyMemory(long rssBytes, HeapHistogram heap, long poolUsedBytes)
       Jcmd.run(proxy.pid(), "System.trim_native_heap");
     }
     long pools = proxy.impl() == Impl.HAPROXY ? HaproxyArm.poolUsedBytes(proxy) : -1;
-    return new ProxyMemory(proxy.procStatus().vmRssBytes(), heap, pools);
+    return new ProxyMemory(proxy.rssBytes(), heap, pools);
   }
 
   /** Live heap bytes, or -1 when not a JVM. */

@@ -22,10 +22,12 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A proxy under test seen from the harness: a process of its own (a JVM for the Sluice and Netty
- * arms, HAProxy itself for the HAProxy arm) that knows nothing of the harness's line protocol. It
- * is started with its configuration, is ready when its listener accepts a connection, is measured
- * from {@code /proc/PID}, and is stopped with SIGTERM (then SIGKILL). Its output (stdout and stderr
- * merged) is kept for error reports.
+ * arms, HAProxy itself for the HAProxy arm, nginx's master for the nginx arm, whose workers are its
+ * children) that knows nothing of the harness's line protocol. It is started with its
+ * configuration, is ready when its listener accepts a connection, is measured from {@code
+ * /proc/PID} (CPU time and RSS summed over the process and its descendants: nginx's workers hold
+ * the connections), and is stopped with SIGTERM (then SIGKILL, descendants too). Its output (stdout
+ * and stderr merged) is kept for error reports.
  */
 public final class ProxyProcess implements AutoCloseable {
   private static final int OUTPUT_LINES_KEPT = 60;
@@ -34,7 +36,15 @@ public final class ProxyProcess implements AutoCloseable {
   static {
     // Never leave a proxy behind, even when the harness is interrupted.
     Runtime.getRuntime()
-        .addShutdownHook(new Thread(() -> LIVE.forEach(Process::destroyForcibly), "kill-proxies"));
+        .addShutdownHook(
+            new Thread(
+                () ->
+                    LIVE.forEach(
+                        p -> {
+                          p.descendants().forEach(ProcessHandle::destroyForcibly);
+                          p.destroyForcibly();
+                        }),
+                "kill-proxies"));
   }
 
   private final Impl impl;
@@ -156,10 +166,38 @@ public final class ProxyProcess implements AutoCloseable {
     return ProcStatus.read(pid());
   }
 
-  /** CPU time of all its threads so far, from {@code /proc/PID/stat}. */
+  /**
+   * CPU time of all its threads so far, from {@code /proc/PID/stat}, and of its descendants'
+   * (nginx's workers; the other arms have none).
+   */
   public Duration cpuTime() throws IOException {
     checkAlive();
-    return ProcStat.cpuTime(pid());
+    Duration total = Duration.ZERO;
+    for (long pid : processTree()) {
+      total = total.plus(ProcStat.cpuTime(pid));
+    }
+    return total;
+  }
+
+  /**
+   * VmRSS of the process plus that of each descendant (nginx's workers; the other arms have none).
+   * Pages they share are counted in each: growth between two readings is what the figures use.
+   */
+  public long rssBytes() throws IOException {
+    checkAlive();
+    long total = 0;
+    for (long pid : processTree()) {
+      total += ProcStatus.read(pid).vmRssBytes();
+    }
+    return total;
+  }
+
+  /** The process and its descendants, by id. */
+  public List<Long> processTree() {
+    List<Long> pids = new java.util.ArrayList<>();
+    pids.add(pid());
+    process.descendants().forEach(child -> pids.add(child.pid()));
+    return pids;
   }
 
   /**
@@ -190,9 +228,10 @@ public final class ProxyProcess implements AutoCloseable {
             + (tail.isEmpty() ? "" : "\n--- its output, last lines ---\n" + tail));
   }
 
-  /** Stops it: SIGTERM, up to 10 s to exit, then SIGKILL. */
+  /** Stops it: SIGTERM, up to 10 s to exit, then SIGKILL; then any descendant still alive. */
   @Override
   public void close() {
+    List<ProcessHandle> descendants = process.descendants().toList();
     try {
       process.destroy();
       if (!process.waitFor(10, TimeUnit.SECONDS)) {
@@ -203,6 +242,7 @@ public final class ProxyProcess implements AutoCloseable {
       process.destroyForcibly();
       Thread.currentThread().interrupt();
     }
+    descendants.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
     LIVE.remove(process);
     deleteRecursively(workDir);
   }

@@ -274,6 +274,38 @@ final class SluiceArm {
     return yaml.toString();
   }
 
+  /**
+   * The proxy's configuration for an HTTP run: one {@code protocol: http} listener whose one
+   * cluster is the upstream, its HTTP options at their defaults (so {@code forwardedFor: replace}:
+   * it sets X-Forwarded-For, -Proto and -Host on every request), buffers at their defaults, and the
+   * keep-alive and idle timeouts of every HTTP arm.
+   */
+  static String httpYaml(HttpSetup setup) {
+    StringBuilder yaml = new StringBuilder();
+    yaml.append("listeners:\n")
+        .append("  - name: bench\n")
+        .append("    address: ")
+        .append(ProxySetup.hostPort(setup.listen()))
+        .append('\n')
+        .append("    protocol: http\n")
+        .append("    cluster: web\n")
+        .append("clusters:\n")
+        .append("  - name: web\n")
+        .append("    upstreams: [{address: ")
+        .append(ProxySetup.hostPort(setup.upstream()))
+        .append("}]\n")
+        .append("timeouts: {connect: 5s, idle: ")
+        .append(HttpSetup.IDLE_TIMEOUT)
+        .append(", keepAlive: ")
+        .append(HttpSetup.IDLE_TIMEOUT)
+        .append("}\n");
+    if (dev.sluice.bench.harness.JvmFlags.transport() != null) {
+      yaml.append("transport: ").append(dev.sluice.bench.harness.JvmFlags.transport().id());
+      yaml.append('\n');
+    }
+    return yaml.toString();
+  }
+
   private static void clusterYaml(StringBuilder yaml, ClusterSetup cluster) {
     yaml.append("    upstreams:\n");
     for (var upstream : cluster.upstreams()) {

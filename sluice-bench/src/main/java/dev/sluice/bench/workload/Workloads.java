@@ -9,6 +9,8 @@ import dev.sluice.bench.workload.proxy.BurstIdleWorkload;
 import dev.sluice.bench.workload.proxy.ConnRateWorkload;
 import dev.sluice.bench.workload.proxy.FailoverWorkload;
 import dev.sluice.bench.workload.proxy.HandshakeWorkload;
+import dev.sluice.bench.workload.proxy.HttpIdleWorkload;
+import dev.sluice.bench.workload.proxy.HttpWorkload;
 import dev.sluice.bench.workload.proxy.ProxyIdleWorkload;
 import dev.sluice.bench.workload.proxy.ProxyPingPongWorkload;
 import dev.sluice.bench.workload.proxy.ProxyThroughputWorkload;
@@ -39,6 +41,8 @@ public final class Workloads {
           new ConnRateWorkload(),
           new HandshakeWorkload(),
           new FailoverWorkload(),
+          new HttpWorkload(),
+          new HttpIdleWorkload(),
           new StartupWorkload());
 
   private Workloads() {}

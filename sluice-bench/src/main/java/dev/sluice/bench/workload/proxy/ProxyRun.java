@@ -20,7 +20,7 @@ import java.util.Map;
  * One run's three processes, started in order (echo upstream, proxy, load client) and stopped in
  * the reverse order: the client first, so its connections close before the proxy is stopped.
  */
-final class ProxyRun implements AutoCloseable {
+final class ProxyRun implements AutoCloseable, MemoryPhases.Client {
   final ChildProcess upstream;
   final ProxyProcess proxy;
   final ChildProcess client;
@@ -92,14 +92,16 @@ final class ProxyRun implements AutoCloseable {
   }
 
   /** Waits for the client's next line, which must be {@code word}; checks the proxy still runs. */
-  Message awaitClient(String word) throws InterruptedException {
+  @Override
+  public Message awaitClient(String word) throws InterruptedException {
     Message message = client.await(word, timeout);
     proxy.checkAlive();
     return message;
   }
 
   /** Tells the client to go on with {@code phase}. */
-  void go(String phase) throws java.io.IOException {
+  @Override
+  public void go(String phase) throws java.io.IOException {
     client.send(Message.of("GO", "phase", phase));
   }
 

@@ -173,6 +173,11 @@ abstract class ProxyWorkload implements Workload {
    */
   @Override
   public Map<Impl, Map<String, Object>> derived(Map<Impl, ArmSummary> arms) {
+    return vsHaproxy(arms);
+  }
+
+  /** Every other arm's medians over HAProxy's ({@code vsHaproxy}), when HAProxy ran. */
+  static Map<Impl, Map<String, Object>> vsHaproxy(Map<Impl, ArmSummary> arms) {
     ArmSummary haproxy = arms.get(Impl.HAPROXY);
     if (haproxy == null) {
       return Map.of();
