@@ -1,0 +1,158 @@
+package dev.sluice.proxy.forward;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.proxy.cluster.UpstreamTarget;
+import dev.sluice.proxy.testing.ProxyFixture;
+import dev.sluice.proxy.testing.ScriptedUpstream;
+import dev.sluice.testing.Await;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The HTTP listener's pooled upstream connections where an upstream or a client misbehaves: bytes
+ * an upstream sends past its response never reach another request, and the connection that sent
+ * them is never kept. One loop, so every client shares its pool.
+ */
+class PooledUpstreamEdgesTest {
+  private static final String OK = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+
+  @TempDir Path dir;
+  private ScriptedUpstream upstream;
+
+  @BeforeEach
+  void start() throws IOException {
+    upstream = ScriptedUpstream.start();
+  }
+
+  @AfterEach
+  void stop() throws IOException {
+    upstream.close();
+  }
+
+  private ProxyFixture proxy() throws Exception {
+    return ProxyFixture.start(
+        """
+        listeners:
+          - name: front
+            address: 127.0.0.1:0
+            protocol: http
+            cluster: web
+        clusters:
+          - name: web
+            upstreams: [{address: "%s"}]
+        """
+            .formatted(upstream.address()),
+        dir,
+        1);
+  }
+
+  @Test
+  void bytesPastAResponseInItsLastReadAreNotThePipelinedRequestsResponse() throws Exception {
+    try (ProxyFixture proxy = proxy();
+        Socket client = client(proxy)) {
+      UpstreamTarget target = proxy.upstream("web", upstream.address());
+      send(client, "GET /1 HTTP/1.1\r\nHost: x\r\n\r\nGET /2 HTTP/1.1\r\nHost: x\r\n\r\n");
+      Socket a = upstream.next();
+      assertThat(readHead(a)).startsWith("GET /1");
+      // One write: the answer to /1 and, past it, a response nobody asked for.
+      a.getOutputStream().write(bytes(OK + "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nforged"));
+      InputStream in = client.getInputStream();
+      assertThat(readResponse(in)).endsWith("ok");
+      // /2 must go out on a connection that then answers it, not be answered by a's leftovers.
+      Socket b = upstream.next();
+      assertThat(readHead(b)).startsWith("GET /2");
+      b.getOutputStream().write(bytes("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\ntwo"));
+      assertThat(readResponse(in)).endsWith("two");
+      assertThat(a.getInputStream().read()).isEqualTo(-1); // a was not kept
+      Await.until(() -> target.idle() == 1, () -> "idle " + target.idle()); // b was
+      a.close();
+      b.close();
+    }
+  }
+
+  @Test
+  void bytesPastAResponseInItsLastReadLeaveAKeepAliveClientConnected() throws Exception {
+    try (ProxyFixture proxy = proxy();
+        Socket client = client(proxy)) {
+      UpstreamTarget target = proxy.upstream("web", upstream.address());
+      send(client, "GET /1 HTTP/1.1\r\nHost: x\r\n\r\n");
+      Socket a = upstream.next();
+      readHead(a);
+      a.getOutputStream().write(bytes(OK + "junk"));
+      InputStream in = client.getInputStream();
+      assertThat(readResponse(in)).endsWith("ok");
+      assertThat(a.getInputStream().read()).isEqualTo(-1); // not kept: it sent bytes unasked
+      assertThat(target.idle()).isZero();
+      send(client, "GET /2 HTTP/1.1\r\nHost: x\r\n\r\n");
+      Socket b = upstream.next();
+      assertThat(readHead(b)).startsWith("GET /2");
+      b.getOutputStream().write(bytes(OK));
+      assertThat(readResponse(in)).endsWith("ok");
+      a.close();
+      b.close();
+    }
+  }
+
+  static Socket client(ProxyFixture proxy) throws IOException {
+    InetSocketAddress at = (InetSocketAddress) proxy.address("front");
+    Socket s = new Socket(InetAddress.getLoopbackAddress(), at.getPort());
+    s.setSoTimeout((int) Await.PATIENCE.toMillis());
+    return s;
+  }
+
+  static void send(Socket s, String text) throws IOException {
+    s.getOutputStream().write(bytes(text));
+  }
+
+  static byte[] bytes(String text) {
+    return text.getBytes(StandardCharsets.US_ASCII);
+  }
+
+  /** A request head and its Content-Length body, as the upstream got them. */
+  static String readHead(Socket s) throws IOException {
+    s.setSoTimeout((int) Await.PATIENCE.toMillis());
+    String head = readUntilBlankLine(s.getInputStream());
+    int length = contentLength(head);
+    return head + new String(s.getInputStream().readNBytes(length), StandardCharsets.US_ASCII);
+  }
+
+  /** One response with a Content-Length body. */
+  static String readResponse(InputStream in) throws IOException {
+    String head = readUntilBlankLine(in);
+    return head + new String(in.readNBytes(contentLength(head)), StandardCharsets.US_ASCII);
+  }
+
+  private static String readUntilBlankLine(InputStream in) throws IOException {
+    ByteArrayOutputStream head = new ByteArrayOutputStream();
+    int matched = 0;
+    while (matched < 4) {
+      int b = in.read();
+      if (b < 0) {
+        throw new IOException("ended inside a head: " + head);
+      }
+      head.write(b);
+      matched = (b == "\r\n\r\n".charAt(matched)) ? matched + 1 : (b == '\r' ? 1 : 0);
+    }
+    return head.toString(StandardCharsets.US_ASCII);
+  }
+
+  private static int contentLength(String head) {
+    for (String line : head.split("\r\n")) {
+      if (line.regionMatches(true, 0, "Content-Length:", 0, 15)) {
+        return Integer.parseInt(line.substring(15).strip());
+      }
+    }
+    return 0;
+  }
+}
