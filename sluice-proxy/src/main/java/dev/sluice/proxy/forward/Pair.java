@@ -509,8 +509,8 @@ public final class Pair {
     }
   }
 
-  /** Whether the upstream leg's connection was an idle one, taken from a pool. */
-  boolean upstreamReused() {
+  /** Whether the upstream leg's connection was an idle one, taken from a pool (no connect). */
+  public boolean upstreamReused() {
     return upstreamReused;
   }
 

@@ -184,7 +184,8 @@ public final class ProxyMetrics implements PairObserver {
   @Override
   public void onPairForwarding(ListenerRuntime listener, Pair pair) {
     if (pair.facts().target() instanceof UpstreamTarget upstream
-        && pair.facts().connectNanos() >= 0) {
+        && pair.facts().connectNanos() >= 0
+        && !pair.upstreamReused()) { // a connection taken from a pool made no connect
       connectDurationOf
           .computeIfAbsent(
               new UpstreamSeries(upstream.cluster().name(), upstream.name()),

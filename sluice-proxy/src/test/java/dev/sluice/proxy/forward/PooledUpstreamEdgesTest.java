@@ -1,8 +1,12 @@
 package dev.sluice.proxy.forward;
 
+import static dev.sluice.proxy.testing.AdminClient.series;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.proxy.cluster.UpstreamTarget;
+import dev.sluice.proxy.config.ConfigReader;
+import dev.sluice.proxy.service.ProxyService;
+import dev.sluice.proxy.testing.AdminClient;
 import dev.sluice.proxy.testing.ProxyFixture;
 import dev.sluice.proxy.testing.ScriptedUpstream;
 import dev.sluice.testing.Await;
@@ -13,7 +17,9 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -101,6 +107,47 @@ class PooledUpstreamEdgesTest {
       assertThat(readResponse(in)).endsWith("ok");
       a.close();
       b.close();
+    }
+  }
+
+  @Test
+  void aRequestOnAPooledConnectionIsNoConnectInTheConnectDurationHistogram() throws Exception {
+    Path file = dir.resolve("sluice.yaml");
+    Files.writeString(
+        file,
+        """
+        listeners:
+          - {name: front, address: 127.0.0.1:0, protocol: http, cluster: web}
+        clusters:
+          - name: web
+            upstreams: [{address: "%s"}]
+        admin: {address: 127.0.0.1:0}
+        """
+            .formatted(upstream.address()));
+    try (ProxyService service = ProxyService.start(ConfigReader.read(file), file, (l, p) -> {})) {
+      InetSocketAddress front =
+          (InetSocketAddress) service.runtime().listener("front").boundAddress();
+      try (Socket client = new Socket(InetAddress.getLoopbackAddress(), front.getPort())) {
+        client.setSoTimeout((int) Await.PATIENCE.toMillis());
+        Socket a = null;
+        for (int i = 1; i <= 3; i++) {
+          send(client, "GET /" + i + " HTTP/1.1\r\nHost: x\r\n\r\n");
+          if (a == null) {
+            a = upstream.next();
+          }
+          assertThat(readHead(a)).startsWith("GET /" + i); // one connection for all three
+          a.getOutputStream().write(bytes(OK));
+          assertThat(readResponse(client.getInputStream())).endsWith("ok");
+        }
+        a.close();
+      }
+      Map<String, Double> m = new AdminClient(service.admin().address()).scrape();
+      String[] web = {"cluster", "web", "upstream", upstream.address()};
+      assertThat(m.get(series("sluice_upstream_connects_total", web))).isEqualTo(1.0);
+      assertThat(m.get(series("sluice_upstream_reuses_total", web))).isEqualTo(2.0);
+      assertThat(m.get(series("sluice_upstream_connect_duration_seconds_count", web)))
+          .as("one connect time per connect, none for a connection taken from the pool")
+          .isEqualTo(1.0);
     }
   }
 
