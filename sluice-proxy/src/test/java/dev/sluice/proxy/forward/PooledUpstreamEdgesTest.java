@@ -151,6 +151,63 @@ class PooledUpstreamEdgesTest {
     }
   }
 
+  @Test
+  void aRetryAndA502LeaveNoBudgetNoCountAndNoDescriptorBehind() throws Exception {
+    long fdsBefore = openDescriptors();
+    Socket a;
+    Socket b;
+    try (ProxyFixture proxy = proxy()) {
+      UpstreamTarget target = proxy.upstream("web", upstream.address());
+      try (Socket client = client(proxy)) {
+        send(client, "GET /1 HTTP/1.1\r\nHost: x\r\n\r\n");
+        a = upstream.next();
+        readHead(a);
+        a.getOutputStream().write(bytes(OK));
+        InputStream in = client.getInputStream();
+        assertThat(readResponse(in)).endsWith("ok");
+        Await.until(() -> target.idle() == 1, () -> "idle " + target.idle());
+        send(client, "GET /2 HTTP/1.1\r\nHost: x\r\n\r\n");
+        assertThat(readHead(a)).startsWith("GET /2");
+        a.close(); // unanswered: sent again on a new connection
+        b = upstream.next();
+        assertThat(readHead(b)).startsWith("GET /2");
+        b.getOutputStream().write(bytes(OK));
+        assertThat(readResponse(in)).endsWith("ok");
+        Await.until(() -> target.idle() == 1, () -> "idle " + target.idle());
+        send(client, "POST /3 HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\nz");
+        assertThat(readHead(b)).startsWith("POST /3");
+        b.close(); // unanswered, not sent again
+        assertThat(new String(in.readAllBytes(), StandardCharsets.US_ASCII))
+            .startsWith("HTTP/1.1 502");
+      }
+      proxy.awaitClosed(1);
+      assertThat(proxy.runtime().budget().used()).isZero();
+      assertThat(target.active()).isZero();
+      assertThat(target.idle()).isZero();
+      // The loop stops with an idle connection in its pool: it is closed too.
+      try (Socket client = client(proxy)) {
+        send(client, "GET /4 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        Socket c = upstream.next();
+        readHead(c);
+        c.getOutputStream().write(bytes(OK));
+        assertThat(new String(client.getInputStream().readAllBytes(), StandardCharsets.US_ASCII))
+            .endsWith("ok");
+        Await.until(() -> target.idle() == 1, () -> "idle " + target.idle());
+        b = c;
+      }
+    }
+    assertThat(b.getInputStream().read()).isEqualTo(-1);
+    b.close();
+    a.close();
+    assertThat(openDescriptors()).isLessThanOrEqualTo(fdsBefore);
+  }
+
+  private static long openDescriptors() throws IOException {
+    try (var fds = Files.list(Path.of("/proc/self/fd"))) {
+      return fds.count();
+    }
+  }
+
   static Socket client(ProxyFixture proxy) throws IOException {
     InetSocketAddress at = (InetSocketAddress) proxy.address("front");
     Socket s = new Socket(InetAddress.getLoopbackAddress(), at.getPort());
