@@ -202,6 +202,44 @@ class PooledUpstreamEdgesTest {
     assertThat(openDescriptors()).isLessThanOrEqualTo(fdsBefore);
   }
 
+  @Test
+  void bodilessResponsesKeepTheConnectionInStepAndBytesSentWhilePooledCloseIt() throws Exception {
+    try (ProxyFixture proxy = proxy();
+        Socket client = client(proxy)) {
+      UpstreamTarget target = proxy.upstream("web", upstream.address());
+      InputStream in = client.getInputStream();
+      String[][] exchanges = {
+        {"HEAD /h", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n"},
+        {"GET /n", "HTTP/1.1 204 No Content\r\n\r\n"},
+        {"GET /m", "HTTP/1.1 304 Not Modified\r\nContent-Length: 7\r\n\r\n"},
+        {"GET /g", OK}
+      };
+      Socket a = null;
+      for (String[] exchange : exchanges) {
+        send(client, exchange[0] + " HTTP/1.1\r\nHost: x\r\n\r\n");
+        if (a == null) {
+          a = upstream.next();
+        }
+        assertThat(readHead(a)).startsWith(exchange[0]); // all on one connection
+        a.getOutputStream().write(bytes(exchange[1]));
+        String head = readUntilBlankLine(in);
+        assertThat(head).startsWith(exchange[1].substring(0, 12));
+        Await.until(() -> target.idle() == 1, () -> "idle " + target.idle());
+      }
+      assertThat(new String(in.readNBytes(2), StandardCharsets.US_ASCII)).isEqualTo("ok");
+      a.getOutputStream().write(bytes("late"));
+      Await.until(() -> target.idle() == 0, () -> "idle " + target.idle());
+      assertThat(target.active()).isZero();
+      send(client, "GET /after HTTP/1.1\r\nHost: x\r\n\r\n");
+      Socket b = upstream.next();
+      assertThat(readHead(b)).startsWith("GET /after");
+      b.getOutputStream().write(bytes(OK));
+      assertThat(readResponse(in)).endsWith("ok");
+      a.close();
+      b.close();
+    }
+  }
+
   private static long openDescriptors() throws IOException {
     try (var fds = Files.list(Path.of("/proc/self/fd"))) {
       return fds.count();
