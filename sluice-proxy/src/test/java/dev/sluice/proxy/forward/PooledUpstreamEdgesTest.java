@@ -240,6 +240,47 @@ class PooledUpstreamEdgesTest {
     }
   }
 
+  @Test
+  void aClientResetWhileALargeResponseDrainsToItLeavesNothingHeld() throws Exception {
+    try (ProxyFixture proxy = proxy()) {
+      UpstreamTarget target = proxy.upstream("web", upstream.address());
+      int size = 4 << 20;
+      Socket a;
+      Thread writer;
+      try (Socket client = new Socket()) {
+        client.setReceiveBufferSize(4096); // slow to take what the proxy holds for it
+        client.connect(proxy.address("front"));
+        client.setSoTimeout((int) Await.PATIENCE.toMillis());
+        send(client, "GET /big HTTP/1.1\r\nHost: x\r\n\r\n");
+        a = upstream.next();
+        readHead(a);
+        writer =
+            Thread.ofVirtual()
+                .start(
+                    () -> {
+                      try {
+                        a.getOutputStream()
+                            .write(
+                                bytes("HTTP/1.1 200 OK\r\nContent-Length: " + size + "\r\n\r\n"));
+                        a.getOutputStream().write(new byte[size]);
+                      } catch (IOException reset) {
+                        // the proxy reset it after the client's reset
+                      }
+                    });
+        assertThat(client.getInputStream().readNBytes(1 << 20)).hasSize(1 << 20);
+        client.setSoLinger(true, 0); // closed with a reset, the response not all taken
+      }
+      writer.join();
+      assertThat(proxy.awaitClosed(1).getFirst().cause()).isEqualTo(CloseCause.CLIENT_RESET);
+      Await.until(
+          () -> proxy.runtime().budget().used() == 0,
+          () -> "budget " + proxy.runtime().budget().used());
+      assertThat(target.active()).isZero();
+      assertThat(target.idle()).isZero(); // not kept: its response was cut
+      a.close();
+    }
+  }
+
   private static long openDescriptors() throws IOException {
     try (var fds = Files.list(Path.of("/proc/self/fd"))) {
       return fds.count();
