@@ -32,7 +32,7 @@ public record ListenerHttp(
    * @param idle how long one is kept unused before it is closed
    */
   public record UpstreamPool(int maxIdlePerUpstream, Duration idle) {
-    public static final UpstreamPool DEFAULT = new UpstreamPool(16, Duration.ofSeconds(30));
+    public static final UpstreamPool DEFAULT = new UpstreamPool(64, Duration.ofSeconds(30));
 
     /** The most {@code maxIdlePerUpstream} may be. */
     public static final int MAX_IDLE_PER_UPSTREAM = 10_000;

@@ -573,7 +573,7 @@ class ConfigReaderTest {
     ListenerConfig defaults =
         read(MINIMAL.replace("    cluster: echo\n", http)).listeners().getFirst();
     assertThat(defaults.http().upstreamPool())
-        .isEqualTo(new ListenerHttp.UpstreamPool(16, java.time.Duration.ofSeconds(30)));
+        .isEqualTo(new ListenerHttp.UpstreamPool(64, java.time.Duration.ofSeconds(30)));
     ListenerConfig off =
         read(MINIMAL.replace(
                 "    cluster: echo\n",
