@@ -115,9 +115,8 @@ public final class HttpIdleWorkload extends HttpProxyWorkload {
     return switch (impl) {
       case SLUICE ->
           "predicted: no buffer per parked connection (issue 14), so RSS per connection ~ its live"
-              + " heap: the client socket and the upstream socket it keeps for that client (one"
-              + " upstream connection per client connection until the upstream pool lands), each"
-              + " about proxyidle's pair cost, plus the HTTP state";
+              + " heap: the client socket, the pair and the HTTP state; no upstream connection per"
+              + " client (the upstream pool keeps at most 64 idle ones per upstream per loop)";
       case HAPROXY ->
           "predicted: buffers released when empty; its pools hold a session, a stream and the"
               + " client connection, and idle server connections in its reuse pool (purged over"
