@@ -1,16 +1,15 @@
 package dev.sluice.proxy.forward;
 
+import static dev.sluice.proxy.testing.HttpWire.bytes;
+import static dev.sluice.proxy.testing.HttpWire.client;
+import static dev.sluice.proxy.testing.HttpWire.readHead;
+import static dev.sluice.proxy.testing.HttpWire.send;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.proxy.testing.ProxyFixture;
 import dev.sluice.proxy.testing.ScriptedUpstream;
 import dev.sluice.testing.Await;
-import java.io.IOException;
-import java.io.InputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -75,32 +74,5 @@ class HttpDrainTest {
           .containsExactlyInAnyOrder(CloseCause.SHUTDOWN, CloseCause.CLIENT_EOF);
       a.close();
     }
-  }
-
-  private static Socket client(ProxyFixture proxy) throws IOException {
-    InetSocketAddress at = (InetSocketAddress) proxy.address("front");
-    Socket s = new Socket(InetAddress.getLoopbackAddress(), at.getPort());
-    s.setSoTimeout((int) Await.PATIENCE.toMillis());
-    return s;
-  }
-
-  private static void send(Socket s, String text) throws IOException {
-    s.getOutputStream().write(bytes(text));
-  }
-
-  private static byte[] bytes(String text) {
-    return text.getBytes(StandardCharsets.US_ASCII);
-  }
-
-  private static String readHead(InputStream in) throws IOException {
-    StringBuilder head = new StringBuilder();
-    while (!head.toString().endsWith("\r\n\r\n")) {
-      int b = in.read();
-      if (b < 0) {
-        throw new IOException("ended inside a head: " + head);
-      }
-      head.append((char) b);
-    }
-    return head.toString();
   }
 }

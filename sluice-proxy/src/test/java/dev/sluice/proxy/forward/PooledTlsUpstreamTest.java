@@ -1,10 +1,10 @@
 package dev.sluice.proxy.forward;
 
-import static dev.sluice.proxy.forward.PooledUpstreamEdgesTest.bytes;
-import static dev.sluice.proxy.forward.PooledUpstreamEdgesTest.client;
-import static dev.sluice.proxy.forward.PooledUpstreamEdgesTest.readHead;
-import static dev.sluice.proxy.forward.PooledUpstreamEdgesTest.readResponse;
-import static dev.sluice.proxy.forward.PooledUpstreamEdgesTest.send;
+import static dev.sluice.proxy.testing.HttpWire.bytes;
+import static dev.sluice.proxy.testing.HttpWire.client;
+import static dev.sluice.proxy.testing.HttpWire.readRequest;
+import static dev.sluice.proxy.testing.HttpWire.readResponse;
+import static dev.sluice.proxy.testing.HttpWire.send;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.proxy.cluster.UpstreamTarget;
@@ -82,12 +82,12 @@ class PooledTlsUpstreamTest {
           send(client, "GET /1 HTTP/1.1\r\nHost: x\r\n\r\n");
           Socket a = accepted.poll(Await.PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
           assertThat(a).isNotNull();
-          assertThat(readHead(a)).startsWith("GET /1");
+          assertThat(readRequest(a)).startsWith("GET /1");
           a.getOutputStream().write(bytes(OK));
           assertThat(readResponse(in)).endsWith("ok");
           Await.until(() -> target.idle() == 1, () -> "idle " + target.idle());
           send(client, "GET /2 HTTP/1.1\r\nHost: x\r\n\r\n");
-          assertThat(readHead(a)).startsWith("GET /2"); // the same TLS connection
+          assertThat(readRequest(a)).startsWith("GET /2"); // the same TLS connection
           a.getOutputStream().write(bytes(OK));
           assertThat(readResponse(in)).endsWith("ok");
           assertThat(target.reuses()).isEqualTo(1);
@@ -97,7 +97,7 @@ class PooledTlsUpstreamTest {
           send(client, "GET /3 HTTP/1.1\r\nHost: x\r\n\r\n");
           Socket b = accepted.poll(Await.PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
           assertThat(b).isNotNull();
-          assertThat(readHead(b)).startsWith("GET /3");
+          assertThat(readRequest(b)).startsWith("GET /3");
           b.getOutputStream().write(bytes(OK));
           assertThat(readResponse(in)).endsWith("ok");
           assertThat(target.connects()).isEqualTo(2);

@@ -1,6 +1,12 @@
 package dev.sluice.proxy.forward;
 
 import static dev.sluice.proxy.testing.AdminClient.series;
+import static dev.sluice.proxy.testing.HttpWire.bytes;
+import static dev.sluice.proxy.testing.HttpWire.client;
+import static dev.sluice.proxy.testing.HttpWire.readHead;
+import static dev.sluice.proxy.testing.HttpWire.readRequest;
+import static dev.sluice.proxy.testing.HttpWire.readResponse;
+import static dev.sluice.proxy.testing.HttpWire.send;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.proxy.cluster.UpstreamTarget;
@@ -10,7 +16,6 @@ import dev.sluice.proxy.testing.AdminClient;
 import dev.sluice.proxy.testing.ProxyFixture;
 import dev.sluice.proxy.testing.ScriptedUpstream;
 import dev.sluice.testing.Await;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
@@ -70,14 +75,14 @@ class PooledUpstreamEdgesTest {
       UpstreamTarget target = proxy.upstream("web", upstream.address());
       send(client, "GET /1 HTTP/1.1\r\nHost: x\r\n\r\nGET /2 HTTP/1.1\r\nHost: x\r\n\r\n");
       Socket a = upstream.next();
-      assertThat(readHead(a)).startsWith("GET /1");
+      assertThat(readRequest(a)).startsWith("GET /1");
       // One write: the answer to /1 and, past it, a response nobody asked for.
       a.getOutputStream().write(bytes(OK + "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nforged"));
       InputStream in = client.getInputStream();
       assertThat(readResponse(in)).endsWith("ok");
       // /2 must go out on a connection that then answers it, not be answered by a's leftovers.
       Socket b = upstream.next();
-      assertThat(readHead(b)).startsWith("GET /2");
+      assertThat(readRequest(b)).startsWith("GET /2");
       b.getOutputStream().write(bytes("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\ntwo"));
       assertThat(readResponse(in)).endsWith("two");
       assertThat(a.getInputStream().read()).isEqualTo(-1); // a was not kept
@@ -94,7 +99,7 @@ class PooledUpstreamEdgesTest {
       UpstreamTarget target = proxy.upstream("web", upstream.address());
       send(client, "GET /1 HTTP/1.1\r\nHost: x\r\n\r\n");
       Socket a = upstream.next();
-      readHead(a);
+      readRequest(a);
       a.getOutputStream().write(bytes(OK + "junk"));
       InputStream in = client.getInputStream();
       assertThat(readResponse(in)).endsWith("ok");
@@ -102,7 +107,7 @@ class PooledUpstreamEdgesTest {
       assertThat(target.idle()).isZero();
       send(client, "GET /2 HTTP/1.1\r\nHost: x\r\n\r\n");
       Socket b = upstream.next();
-      assertThat(readHead(b)).startsWith("GET /2");
+      assertThat(readRequest(b)).startsWith("GET /2");
       b.getOutputStream().write(bytes(OK));
       assertThat(readResponse(in)).endsWith("ok");
       a.close();
@@ -135,7 +140,7 @@ class PooledUpstreamEdgesTest {
           if (a == null) {
             a = upstream.next();
           }
-          assertThat(readHead(a)).startsWith("GET /" + i); // one connection for all three
+          assertThat(readRequest(a)).startsWith("GET /" + i); // one connection for all three
           a.getOutputStream().write(bytes(OK));
           assertThat(readResponse(client.getInputStream())).endsWith("ok");
         }
@@ -161,21 +166,21 @@ class PooledUpstreamEdgesTest {
       try (Socket client = client(proxy)) {
         send(client, "GET /1 HTTP/1.1\r\nHost: x\r\n\r\n");
         a = upstream.next();
-        readHead(a);
+        readRequest(a);
         a.getOutputStream().write(bytes(OK));
         InputStream in = client.getInputStream();
         assertThat(readResponse(in)).endsWith("ok");
         Await.until(() -> target.idle() == 1, () -> "idle " + target.idle());
         send(client, "GET /2 HTTP/1.1\r\nHost: x\r\n\r\n");
-        assertThat(readHead(a)).startsWith("GET /2");
+        assertThat(readRequest(a)).startsWith("GET /2");
         a.close(); // unanswered: sent again on a new connection
         b = upstream.next();
-        assertThat(readHead(b)).startsWith("GET /2");
+        assertThat(readRequest(b)).startsWith("GET /2");
         b.getOutputStream().write(bytes(OK));
         assertThat(readResponse(in)).endsWith("ok");
         Await.until(() -> target.idle() == 1, () -> "idle " + target.idle());
         send(client, "POST /3 HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\nz");
-        assertThat(readHead(b)).startsWith("POST /3");
+        assertThat(readRequest(b)).startsWith("POST /3");
         b.close(); // unanswered, not sent again
         assertThat(new String(in.readAllBytes(), StandardCharsets.US_ASCII))
             .startsWith("HTTP/1.1 502");
@@ -188,7 +193,7 @@ class PooledUpstreamEdgesTest {
       try (Socket client = client(proxy)) {
         send(client, "GET /4 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
         Socket c = upstream.next();
-        readHead(c);
+        readRequest(c);
         c.getOutputStream().write(bytes(OK));
         assertThat(new String(client.getInputStream().readAllBytes(), StandardCharsets.US_ASCII))
             .endsWith("ok");
@@ -220,9 +225,9 @@ class PooledUpstreamEdgesTest {
         if (a == null) {
           a = upstream.next();
         }
-        assertThat(readHead(a)).startsWith(exchange[0]); // all on one connection
+        assertThat(readRequest(a)).startsWith(exchange[0]); // all on one connection
         a.getOutputStream().write(bytes(exchange[1]));
-        String head = readUntilBlankLine(in);
+        String head = readHead(in);
         assertThat(head).startsWith(exchange[1].substring(0, 12));
         Await.until(() -> target.idle() == 1, () -> "idle " + target.idle());
       }
@@ -232,7 +237,7 @@ class PooledUpstreamEdgesTest {
       assertThat(target.active()).isZero();
       send(client, "GET /after HTTP/1.1\r\nHost: x\r\n\r\n");
       Socket b = upstream.next();
-      assertThat(readHead(b)).startsWith("GET /after");
+      assertThat(readRequest(b)).startsWith("GET /after");
       b.getOutputStream().write(bytes(OK));
       assertThat(readResponse(in)).endsWith("ok");
       a.close();
@@ -253,7 +258,7 @@ class PooledUpstreamEdgesTest {
         client.setSoTimeout((int) Await.PATIENCE.toMillis());
         send(client, "GET /big HTTP/1.1\r\nHost: x\r\n\r\n");
         a = upstream.next();
-        readHead(a);
+        readRequest(a);
         writer =
             Thread.ofVirtual()
                 .start(
@@ -285,57 +290,5 @@ class PooledUpstreamEdgesTest {
     try (var fds = Files.list(Path.of("/proc/self/fd"))) {
       return fds.count();
     }
-  }
-
-  static Socket client(ProxyFixture proxy) throws IOException {
-    InetSocketAddress at = (InetSocketAddress) proxy.address("front");
-    Socket s = new Socket(InetAddress.getLoopbackAddress(), at.getPort());
-    s.setSoTimeout((int) Await.PATIENCE.toMillis());
-    return s;
-  }
-
-  static void send(Socket s, String text) throws IOException {
-    s.getOutputStream().write(bytes(text));
-  }
-
-  static byte[] bytes(String text) {
-    return text.getBytes(StandardCharsets.US_ASCII);
-  }
-
-  /** A request head and its Content-Length body, as the upstream got them. */
-  static String readHead(Socket s) throws IOException {
-    s.setSoTimeout((int) Await.PATIENCE.toMillis());
-    String head = readUntilBlankLine(s.getInputStream());
-    int length = contentLength(head);
-    return head + new String(s.getInputStream().readNBytes(length), StandardCharsets.US_ASCII);
-  }
-
-  /** One response with a Content-Length body. */
-  static String readResponse(InputStream in) throws IOException {
-    String head = readUntilBlankLine(in);
-    return head + new String(in.readNBytes(contentLength(head)), StandardCharsets.US_ASCII);
-  }
-
-  private static String readUntilBlankLine(InputStream in) throws IOException {
-    ByteArrayOutputStream head = new ByteArrayOutputStream();
-    int matched = 0;
-    while (matched < 4) {
-      int b = in.read();
-      if (b < 0) {
-        throw new IOException("ended inside a head: " + head);
-      }
-      head.write(b);
-      matched = (b == "\r\n\r\n".charAt(matched)) ? matched + 1 : (b == '\r' ? 1 : 0);
-    }
-    return head.toString(StandardCharsets.US_ASCII);
-  }
-
-  private static int contentLength(String head) {
-    for (String line : head.split("\r\n")) {
-      if (line.regionMatches(true, 0, "Content-Length:", 0, 15)) {
-        return Integer.parseInt(line.substring(15).strip());
-      }
-    }
-    return 0;
   }
 }

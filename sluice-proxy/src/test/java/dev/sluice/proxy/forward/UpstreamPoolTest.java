@@ -1,18 +1,19 @@
 package dev.sluice.proxy.forward;
 
+import static dev.sluice.proxy.testing.HttpWire.bytes;
+import static dev.sluice.proxy.testing.HttpWire.client;
+import static dev.sluice.proxy.testing.HttpWire.readAll;
+import static dev.sluice.proxy.testing.HttpWire.readRequest;
+import static dev.sluice.proxy.testing.HttpWire.readResponse;
+import static dev.sluice.proxy.testing.HttpWire.send;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.proxy.cluster.UpstreamTarget;
 import dev.sluice.proxy.testing.ProxyFixture;
 import dev.sluice.proxy.testing.ScriptedUpstream;
 import dev.sluice.testing.Await;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -69,14 +70,14 @@ class UpstreamPoolTest {
       try (Socket client = client(proxy)) {
         send(client, "GET /one HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
         a = upstream.next();
-        assertThat(readHead(a)).startsWith("GET /one HTTP/1.1");
+        assertThat(readRequest(a)).startsWith("GET /one HTTP/1.1");
         a.getOutputStream().write(bytes(OK));
         assertThat(readAll(client)).startsWith("HTTP/1.1 200").endsWith("ok");
       }
       Await.until(() -> target.idle() == 1, () -> "idle " + target.idle());
       try (Socket client = client(proxy)) {
         send(client, "GET /two HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-        assertThat(readHead(a)).startsWith("GET /two HTTP/1.1"); // on the same connection
+        assertThat(readRequest(a)).startsWith("GET /two HTTP/1.1"); // on the same connection
         a.getOutputStream().write(bytes(OK));
         assertThat(readAll(client)).startsWith("HTTP/1.1 200").endsWith("ok");
       }
@@ -94,7 +95,7 @@ class UpstreamPoolTest {
       UpstreamTarget target = proxy.upstream("web", upstream.address());
       send(client, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
       Socket a = upstream.next();
-      readHead(a);
+      readRequest(a);
       a.getOutputStream().write(bytes(OK));
       assertThat(readResponse(client.getInputStream())).endsWith("ok");
       Await.until(
@@ -102,7 +103,7 @@ class UpstreamPoolTest {
           () -> "idle " + target.idle() + ", active " + target.active());
       // The same client's next request takes the idle connection back.
       send(client, "GET /again HTTP/1.1\r\nHost: x\r\n\r\n");
-      assertThat(readHead(a)).startsWith("GET /again");
+      assertThat(readRequest(a)).startsWith("GET /again");
       a.getOutputStream().write(bytes(OK));
       assertThat(readResponse(client.getInputStream())).endsWith("ok");
       a.close();
@@ -115,7 +116,7 @@ class UpstreamPoolTest {
         Socket client = client(proxy)) {
       send(client, "GET /1 HTTP/1.1\r\nHost: x\r\n\r\n");
       Socket a = upstream.next();
-      readHead(a);
+      readRequest(a);
       a.getOutputStream()
           .write(bytes("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok"));
       assertThat(readResponse(client.getInputStream())).endsWith("ok");
@@ -123,7 +124,7 @@ class UpstreamPoolTest {
       a.close();
       send(client, "GET /2 HTTP/1.1\r\nHost: x\r\n\r\n");
       Socket b = upstream.next(); // a new connection for the same client
-      assertThat(readHead(b)).startsWith("GET /2");
+      assertThat(readRequest(b)).startsWith("GET /2");
       b.getOutputStream().write(bytes(OK));
       assertThat(readResponse(client.getInputStream())).endsWith("ok");
       b.close();
@@ -141,7 +142,7 @@ class UpstreamPoolTest {
       try (Socket client = client(proxy)) {
         send(client, "GET /2 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
         Socket b = upstream.next();
-        assertThat(readHead(b)).startsWith("GET /2");
+        assertThat(readRequest(b)).startsWith("GET /2");
         b.getOutputStream().write(bytes(OK));
         assertThat(readAll(client)).startsWith("HTTP/1.1 200");
         b.close();
@@ -157,10 +158,10 @@ class UpstreamPoolTest {
       Await.until(() -> target.idle() == 1, () -> "idle " + target.idle());
       try (Socket client = client(proxy)) {
         send(client, "GET /2 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-        String first = readHead(a);
+        String first = readRequest(a);
         a.close(); // the race: the upstream closed its idle connection as the request came
         Socket b = upstream.next();
-        assertThat(readHead(b)).isEqualTo(first);
+        assertThat(readRequest(b)).isEqualTo(first);
         b.getOutputStream().write(bytes(OK));
         assertThat(readAll(client)).startsWith("HTTP/1.1 200").endsWith("ok");
         b.close();
@@ -176,7 +177,7 @@ class UpstreamPoolTest {
       Await.until(() -> target.idle() == 1, () -> "idle " + target.idle());
       try (Socket client = client(proxy)) {
         send(client, "POST /2 HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc");
-        readHead(a);
+        readRequest(a);
         a.close();
         assertThat(readAll(client)).startsWith("HTTP/1.1 502");
       }
@@ -190,14 +191,14 @@ class UpstreamPoolTest {
         Socket client = client(proxy)) {
       send(client, "GET /one HTTP/1.1\r\nHost: x\r\n\r\nGET /two HTTP/1.1\r\nHost: x\r\n\r\n");
       Socket a = upstream.next();
-      assertThat(readHead(a)).startsWith("GET /one");
+      assertThat(readRequest(a)).startsWith("GET /one");
       // A second response in the same write: no request asked for it (the second has not gone up).
       a.getOutputStream()
           .write(bytes(OK + "HTTP/1.1 200 OK\r\nX-Forged: yes\r\nContent-Length: 6\r\n\r\nforged"));
       assertThat(readResponse(client.getInputStream())).endsWith("ok");
       assertThat(a.getInputStream().read()).as("that connection is closed").isEqualTo(-1);
       Socket b = upstream.next();
-      assertThat(readHead(b)).startsWith("GET /two");
+      assertThat(readRequest(b)).startsWith("GET /two");
       b.getOutputStream().write(bytes("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\ntwo"));
       assertThat(readResponse(client.getInputStream())).doesNotContain("X-Forged").endsWith("two");
       a.close();
@@ -211,7 +212,7 @@ class UpstreamPoolTest {
         Socket client = client(proxy)) {
       send(client, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
       Socket a = upstream.next();
-      readHead(a);
+      readRequest(a);
       a.setSoLinger(true, 0);
       a.close();
       assertThat(readAll(client)).startsWith("HTTP/1.1 502");
@@ -227,7 +228,7 @@ class UpstreamPoolTest {
       UpstreamTarget target = proxy.upstream("web", upstream.address());
       send(client, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
       Socket a = upstream.next();
-      readHead(a);
+      readRequest(a);
       a.getOutputStream().write(bytes(OK));
       assertThat(readResponse(client.getInputStream())).endsWith("ok");
       assertThat(a.getInputStream().read()).isEqualTo(-1);
@@ -255,10 +256,10 @@ class UpstreamPoolTest {
       UpstreamTarget target = proxy.upstream("web", upstream.address());
       send(one, "GET /1 HTTP/1.1\r\nHost: x\r\n\r\n");
       Socket a = upstream.next();
-      readHead(a);
+      readRequest(a);
       send(two, "GET /2 HTTP/1.1\r\nHost: x\r\n\r\n");
       Socket b = upstream.next(); // a is busy: a second connection
-      readHead(b);
+      readRequest(b);
       a.getOutputStream().write(bytes(OK));
       assertThat(readResponse(one.getInputStream())).endsWith("ok");
       Await.until(() -> target.idle() == 1, () -> "idle " + target.idle());
@@ -279,66 +280,10 @@ class UpstreamPoolTest {
     try (Socket client = client(proxy)) {
       send(client, "GET " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
       Socket a = upstream.next();
-      readHead(a);
+      readRequest(a);
       a.getOutputStream().write(bytes(OK));
       assertThat(readAll(client)).startsWith("HTTP/1.1 200");
       return a;
     }
-  }
-
-  private static Socket client(ProxyFixture proxy) throws IOException {
-    InetSocketAddress at = (InetSocketAddress) proxy.address("front");
-    Socket s = new Socket(InetAddress.getLoopbackAddress(), at.getPort());
-    s.setSoTimeout((int) Await.PATIENCE.toMillis());
-    return s;
-  }
-
-  private static void send(Socket s, String text) throws IOException {
-    s.getOutputStream().write(bytes(text));
-  }
-
-  private static byte[] bytes(String text) {
-    return text.getBytes(StandardCharsets.US_ASCII);
-  }
-
-  /** A request head and its Content-Length body, as the upstream got them. */
-  private static String readHead(Socket s) throws IOException {
-    s.setSoTimeout((int) Await.PATIENCE.toMillis());
-    String head = readUntilBlankLine(s.getInputStream());
-    int length = contentLength(head);
-    return head + new String(s.getInputStream().readNBytes(length), StandardCharsets.US_ASCII);
-  }
-
-  /** One response with a Content-Length body. */
-  private static String readResponse(InputStream in) throws IOException {
-    String head = readUntilBlankLine(in);
-    return head + new String(in.readNBytes(contentLength(head)), StandardCharsets.US_ASCII);
-  }
-
-  private static String readUntilBlankLine(InputStream in) throws IOException {
-    ByteArrayOutputStream head = new ByteArrayOutputStream();
-    int matched = 0;
-    while (matched < 4) {
-      int b = in.read();
-      if (b < 0) {
-        throw new IOException("ended inside a head: " + head);
-      }
-      head.write(b);
-      matched = (b == "\r\n\r\n".charAt(matched)) ? matched + 1 : (b == '\r' ? 1 : 0);
-    }
-    return head.toString(StandardCharsets.US_ASCII);
-  }
-
-  private static int contentLength(String head) {
-    for (String line : head.split("\r\n")) {
-      if (line.regionMatches(true, 0, "Content-Length:", 0, 15)) {
-        return Integer.parseInt(line.substring(15).strip());
-      }
-    }
-    return 0;
-  }
-
-  private static String readAll(Socket s) throws IOException {
-    return new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
   }
 }
