@@ -199,26 +199,23 @@ final class HttpRelay implements Relay, Runnable {
 
   @Override
   public boolean onUpstreamLost(Pair pair, CloseCause cause, String detail) {
-    switch (responsePhase) {
+    return switch (responsePhase) {
       case HEAD -> {
         if (responseStarted) {
-          return false; // an interim response went back: the client cannot be told otherwise
+          yield false; // an interim response went back: the client cannot be told otherwise
         }
         if (!retry(cause)) {
-          pair.dropUpstream(cause, false);
+          pair.dropUpstream(cause);
           answer(502, cause, "the upstream closed before its response head: " + detail);
         }
-        return true;
+        yield true;
       }
       case SETTLING -> {
         upstreamReusable = false; // its response was whole: the client keeps it
-        return true;
+        yield true;
       }
-      case NONE, BODY -> {
-        return false; // a response cut short: the client must see that it was
-      }
-    }
-    return false;
+      case NONE, BODY -> false; // a response cut short: the client must see that it was
+    };
   }
 
   @Override
@@ -358,7 +355,7 @@ final class HttpRelay implements Relay, Runnable {
     }
     dropReplay();
     replayable = false;
-    pair.dropUpstream(cause, false);
+    pair.dropUpstream(cause);
     headForUpstream = head;
     pair.connectUpstream(null); // never the pool: its other connections may be as stale
     return true;

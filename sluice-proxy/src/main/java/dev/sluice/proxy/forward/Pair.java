@@ -478,34 +478,28 @@ public final class Pair {
     if (keep && pool.park(target, c, settings)) {
       return;
     }
-    if (target != null) {
-      target.released(CloseCause.CLIENT_EOF, false);
-    }
-    if (c != null && c.isOpen()) {
-      c.switchHandler(Discard.INSTANCE);
-      c.close();
-    }
+    letGo(c, target, CloseCause.CLIENT_EOF);
   }
 
   /**
    * The upstream leg's connection is lost or given up mid-exchange ({@code cause}): the relay goes
-   * on without it (a 502, or the request again on another). Reset when {@code reset} and still
-   * open.
+   * on without it (a 502, or the request again on another).
    */
-  void dropUpstream(CloseCause cause, boolean reset) {
+  void dropUpstream(CloseCause cause) {
     Connection c = upstream.connection();
     Upstream target = serving;
     detachUpstream();
+    letGo(c, target, cause);
+  }
+
+  /** {@code c}, let go of, is closed and no longer counts at {@code target} ({@code cause}). */
+  private static void letGo(Connection c, Upstream target, CloseCause cause) {
     if (target != null) {
       target.released(cause, false);
     }
-    if (c != null) {
+    if (c != null && c.isOpen()) {
       c.switchHandler(Discard.INSTANCE);
-      if (reset) {
-        c.reset();
-      } else {
-        c.close();
-      }
+      c.close();
     }
   }
 
