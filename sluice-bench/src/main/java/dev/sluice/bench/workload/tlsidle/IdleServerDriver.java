@@ -26,9 +26,6 @@ final class IdleServerDriver implements ChildProgram {
 
   private static final long QUIET_LIMIT_MILLIS = 10_000;
 
-  /** Longer than HotSpot's arena chunk pool cleaning interval (5 s). */
-  private static final long ARENA_POOL_WAIT_MILLIS = 6_000;
-
   private final Impl impl;
 
   IdleServerDriver(Impl impl) {
@@ -55,12 +52,13 @@ final class IdleServerDriver implements ChildProgram {
       control.send("LISTENING", listening);
 
       boolean breakdown = Breakdown.requested(params);
+      long settleMillis = params.count(TlsIdleWorkload.SETTLE_MS);
       control.await("SETTLE");
       JvmMemory.settle();
       HeapHistogram.take(); // its own machinery stays live: set it up before the baseline
       HeapHistogram before = HeapHistogram.take();
       Map<String, Object> baseline = settled(server, before);
-      baseline.put(COMPILERS_QUIET, quiesce());
+      baseline.put(COMPILERS_QUIET, quiesce(settleMillis));
       Breakdown diagnostics = breakdown ? Breakdown.baseline(baseline) : null;
       control.send("SETTLED", baseline);
 
@@ -70,7 +68,7 @@ final class IdleServerDriver implements ChildProgram {
       Map<String, Object> idle = settled(server, after);
       HeapOwner.group(before.growthTo(after))
           .forEach((owner, bytes) -> idle.put("heapGrowth." + owner.id(), bytes));
-      idle.put(COMPILERS_QUIET, quiesce());
+      idle.put(COMPILERS_QUIET, quiesce(settleMillis));
       if (diagnostics != null) {
         diagnostics.idle(idle);
       }
@@ -84,17 +82,17 @@ final class IdleServerDriver implements ChildProgram {
   }
 
   /**
-   * Waits for the JIT compilers to go quiet, then for HotSpot to free the arena chunks their
-   * compilations gave back (it keeps them pooled and frees the pool every 5 s), then for the
-   * compilers again. Measured here: without the second wait, up to 18 MB of pooled C2 arena chunks
-   * were in the baseline reading and gone by the next, which made plain TCP's RSS growth smaller
-   * than its heap growth.
+   * Waits for the JIT compilers to go quiet, then {@code settleMillis} (by default long enough for
+   * HotSpot to free the arena chunks their compilations gave back: it keeps them pooled and frees
+   * the pool every 5 s), then for the compilers again. Measured here: without the second wait, up
+   * to 18 MB of pooled C2 arena chunks were in the baseline reading and gone by the next, which
+   * made plain TCP's RSS growth smaller than its heap growth.
    *
    * @return whether the compilers were quiet both times
    */
-  private static boolean quiesce() throws InterruptedException {
+  private static boolean quiesce(long settleMillis) throws InterruptedException {
     boolean quiet = JvmMemory.awaitQuietCompilers(QUIET_LIMIT_MILLIS);
-    Thread.sleep(ARENA_POOL_WAIT_MILLIS);
+    Thread.sleep(settleMillis);
     return JvmMemory.awaitQuietCompilers(QUIET_LIMIT_MILLIS) && quiet;
   }
 

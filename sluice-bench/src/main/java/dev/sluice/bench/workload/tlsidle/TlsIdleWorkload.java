@@ -40,6 +40,7 @@ public final class TlsIdleWorkload implements Workload {
   static final String CONNECTIONS = "connections";
   static final String EXCHANGE = "exchange";
   static final String WARMUP = "warmup-connections";
+  static final String SETTLE_MS = "settle-ms";
 
   private static final List<Field> FIELDS;
 
@@ -90,6 +91,11 @@ public final class TlsIdleWorkload implements Workload {
             WARMUP,
             "6000",
             "connections opened, exchanged and closed (4 at a time) before measuring"),
+        new Option(
+            SETTLE_MS,
+            "6000",
+            "wait before each memory reading, once the compilers are quiet (longer than the 5 s"
+                + " after which HotSpot frees the arena chunks compilations gave back)"),
         new Option(Transport.OPTION, "tls", "tls, or plain for the control without TLS"),
         new Option(TlsVersion.OPTION, "1.3", "TLS version: 1.3 or 1.2"),
         new Option(
@@ -110,6 +116,7 @@ public final class TlsIdleWorkload implements Workload {
     if (params.intBytes(EXCHANGE) < 1) {
       throw new IllegalArgumentException("--exchange must be at least 1 byte");
     }
+    params.count(SETTLE_MS);
     Transport.parse(params.string(Transport.OPTION));
     TlsVersion.parse(params.string(TlsVersion.OPTION));
     if (Breakdown.requested(params)) {
