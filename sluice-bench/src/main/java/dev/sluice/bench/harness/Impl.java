@@ -16,7 +16,9 @@ public enum Impl {
   NETTY("netty", "Netty"),
   /**
    * Netty as {@link #NETTY} on its native epoll transport (netty-transport-native-epoll); the arm
-   * fails, naming Netty's reason, where that transport does not load: it never runs on NIO.
+   * fails, naming Netty's reason, where that transport does not load: it never runs on NIO. Where a
+   * proxy workload terminates TLS, its {@code SslHandler} is on OpenSSL as {@link
+   * #NETTY_OPENSSL}'s: native transport and native TLS, what a Netty user on Linux runs.
    */
   NETTY_EPOLL("netty-epoll", "Netty epoll"),
   /** Netty as {@link #NETTY}, with {@code SslHandler} on OpenSSL (netty-tcnative's BoringSSL). */

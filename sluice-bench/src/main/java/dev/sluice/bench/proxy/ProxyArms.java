@@ -20,9 +20,10 @@ import java.util.Set;
  * The proxy arms and how each is started from the same {@link ProxySetup}: {@code sluice} (the
  * Sluice proxy, {@link SluiceArm}), {@code netty} ({@link NettyProxy}, a JVM with the same flags as
  * Sluice's; TLS on the JDK's engine), {@code netty-epoll} (the same proxy on Netty's native epoll
- * transport), {@code netty-openssl} (the same proxy with TLS on netty-tcnative's BoringSSL: an arm
- * only where TLS is terminated) and {@code haproxy} ({@link HaproxyArm}). Each is a process of its
- * own, configured in a fresh temporary directory.
+ * transport, and where it terminates TLS, netty-tcnative's BoringSSL as netty-openssl's), {@code
+ * netty-openssl} (the same proxy with TLS on netty-tcnative's BoringSSL: an arm only where TLS is
+ * terminated) and {@code haproxy} ({@link HaproxyArm}). Each is a process of its own, configured in
+ * a fresh temporary directory.
  */
 public final class ProxyArms {
   private ProxyArms() {}
@@ -91,9 +92,7 @@ public final class ProxyArms {
         if (cluster != null) {
           throw new IllegalArgumentException("the Netty proxy has one upstream and no checks");
         }
-        command =
-            nettyCommand(
-                setup, impl == Impl.NETTY_OPENSSL ? "openssl" : "jdk", NettyTransport.of(impl));
+        command = nettyCommand(setup, nettyTlsProvider(impl), NettyTransport.of(impl));
       }
       case HAPROXY -> {
         Path config = dir.resolve("haproxy.cfg");
@@ -128,6 +127,15 @@ public final class ProxyArms {
         true,
         setup == null ? DEMO_LISTENER : setup.listen(),
         dir);
+  }
+
+  /**
+   * The TLS provider of Netty arm {@code impl} where it terminates TLS: OpenSSL (netty-tcnative's
+   * BoringSSL) for the netty-openssl arm and for netty-epoll (a Netty user on Linux who takes the
+   * native transport takes the native TLS too), the JDK's engine for the netty arm.
+   */
+  static String nettyTlsProvider(Impl impl) {
+    return impl == Impl.NETTY_OPENSSL || impl == Impl.NETTY_EPOLL ? "openssl" : "jdk";
   }
 
   private static List<String> nettyCommand(
@@ -191,7 +199,10 @@ public final class ProxyArms {
         "the netty arm's proxy on Netty's native epoll transport (netty-transport-native-epoll,"
             + " linux-x86_64; EpollIoHandler, EpollSocketChannel), refusing to start where it does"
             + " not load"
-            + (tls ? ", SslHandler on SslProvider.JDK" : ""));
+            + (tls
+                ? ", SslHandler on SslProvider.OPENSSL as the netty-openssl arm (native transport"
+                    + " and native TLS: what a Netty user on Linux runs)"
+                : ""));
     if (tls) {
       conditions.put(
           "netty-openssl",
@@ -230,10 +241,21 @@ public final class ProxyArms {
    * the library, which the proxy loads from the same netty-tcnative jar as this process).
    */
   public static Map<String, String> notes(Impl impl) throws IOException, InterruptedException {
-    return switch (impl) {
-      case HAPROXY -> Map.of("version", HaproxyArm.version(HaproxyArm.executable()));
-      case NETTY_OPENSSL -> Map.of(BenchTls.LIBRARY, OpenSsl.versionString());
-      default -> Map.of();
-    };
+    return notes(impl, impl == Impl.NETTY_OPENSSL);
+  }
+
+  /**
+   * As {@link #notes(Impl)} for a run that terminates TLS or not ({@code tls}): with TLS, each
+   * Netty arm on OpenSSL names the library.
+   */
+  public static Map<String, String> notes(Impl impl, boolean tls)
+      throws IOException, InterruptedException {
+    if (impl == Impl.HAPROXY) {
+      return Map.of("version", HaproxyArm.version(HaproxyArm.executable()));
+    }
+    if (tls && (impl == Impl.NETTY_OPENSSL || impl == Impl.NETTY_EPOLL)) {
+      return Map.of(BenchTls.LIBRARY, OpenSsl.versionString());
+    }
+    return Map.of();
   }
 }

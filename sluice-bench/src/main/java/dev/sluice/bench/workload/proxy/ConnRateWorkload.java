@@ -111,7 +111,7 @@ public final class ConnRateWorkload extends ProxyWorkload {
       values.put("connPerSec", count / seconds);
       values.put("cpuUsPerConnection", cpu.toNanos() / 1e3 / count);
       values.put("wallMs", seconds * 1e3);
-      Map<String, String> notes = new LinkedHashMap<>(ProxyArms.notes(impl));
+      Map<String, String> notes = new LinkedHashMap<>(ProxyArms.notes(impl, tls(params)));
       notes.put("model", model(impl, params));
       return RunResult.of(values, Steps.integrityOk(done), Steps.integrityDetail(done))
           .withNotes(notes);

@@ -139,10 +139,10 @@ public final class HandshakeWorkload extends ProxyWorkload {
                   + " where libssl.so.3 loads; --engine jdk for the JDK's SSLEngine), plus the"
                   + " engine's upcalls; resumed: "
                   + RESUMED_WORK;
-      case NETTY, NETTY_EPOLL ->
+      case NETTY ->
           "predicted: the JDK's SSLEngine as Sluice's, plus SslHandler; close to Sluice per"
               + " handshake";
-      case NETTY_OPENSSL, HAPROXY ->
+      case NETTY_OPENSSL, NETTY_EPOLL, HAPROXY ->
           "predicted: full: an X25519 exchange and "
               + key
               + " in C ("
@@ -191,7 +191,7 @@ public final class HandshakeWorkload extends ProxyWorkload {
       Message ready = run.awaitClient("READY");
       Map<String, Double> values = new LinkedHashMap<>();
       List<String> failures = new ArrayList<>();
-      Map<String, String> notes = new LinkedHashMap<>(ProxyArms.notes(impl));
+      Map<String, String> notes = new LinkedHashMap<>(ProxyArms.notes(impl, tls(params)));
       for (HandshakeKind kind : kinds) {
         Duration cpuBefore = run.proxy.cpuTime();
         Duration clientBefore = run.client.cpuTime();

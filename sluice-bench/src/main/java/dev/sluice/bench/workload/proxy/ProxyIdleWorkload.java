@@ -151,7 +151,10 @@ public final class ProxyIdleWorkload extends ProxyWorkload {
       case NETTY_EPOLL ->
           "predicted: as the netty arm, with two EpollSocketChannels per pair in place of NIO's"
               + " (no JDK SocketChannel or selection key behind them)"
-              + (tls ? "; plus SslHandler and the JDK engine (~4.9 KiB, tlsidle)" : "");
+              + (tls
+                  ? "; plus SslHandler on BoringSSL as the netty-openssl arm's (tlsidle: 3.2 KiB of"
+                      + " heap, ~6 KiB of C memory per idle TLS connection)"
+                  : "");
       case NETTY_OPENSSL ->
           "predicted: the netty arm's pair, with SslHandler on BoringSSL: ~3.2 KiB of heap and"
               + " ~6 KiB of C memory per idle TLS connection (tlsidle: 9.2 KiB RSS, 3.2 KiB heap)";
@@ -207,7 +210,7 @@ public final class ProxyIdleWorkload extends ProxyWorkload {
       values.put("parkedRssBytes", (double) after.rssBytes());
       values.put("warmupRounds", (double) rounds);
       values.put("connectMs", parked.number("nanos") / 1e6);
-      Map<String, String> notes = new LinkedHashMap<>(ProxyArms.notes(impl));
+      Map<String, String> notes = new LinkedHashMap<>(ProxyArms.notes(impl, tls(params)));
       notes.put("model", model(impl, params));
       return RunResult.of(values, Steps.integrityOk(parked), Steps.integrityDetail(parked))
           .withNotes(notes);

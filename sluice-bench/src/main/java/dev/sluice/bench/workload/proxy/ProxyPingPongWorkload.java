@@ -118,7 +118,7 @@ public final class ProxyPingPongWorkload extends ProxyWorkload {
       values.put("p99Us", done.number("p99Nanos") / 1e3);
       values.put("cpuUsPerRoundTrip", cpu.toNanos() / 1e3 / roundTrips);
       values.put("wallMs", nanos / 1e6);
-      Map<String, String> notes = new LinkedHashMap<>(ProxyArms.notes(impl));
+      Map<String, String> notes = new LinkedHashMap<>(ProxyArms.notes(impl, tls(params)));
       notes.put("model", model(impl, params));
       return RunResult.of(values, Steps.integrityOk(done), Steps.integrityDetail(done))
           .withNotes(notes);

@@ -94,7 +94,9 @@ public final class ProxyThroughputWorkload extends ProxyWorkload {
       case NETTY, NETTY_EPOLL, NETTY_OPENSSL ->
           "predicted: one pooled buffer per read (adaptive size, up to 64 KiB), written and"
               + " released; the next read only after the write completes"
-              + (impl == Impl.NETTY_OPENSSL ? "; records sealed and opened by BoringSSL" : "");
+              + (tls(params) && impl != Impl.NETTY
+                  ? "; records sealed and opened by BoringSSL"
+                  : "");
       case HAPROXY ->
           "predicted: 16 KiB buffers per direction (bufsize), no splice: two copies through"
               + " user space per byte and direction";
@@ -128,7 +130,7 @@ public final class ProxyThroughputWorkload extends ProxyWorkload {
       values.put("cpuCores", cpu.toNanos() / 1e9 / seconds);
       values.put("peakRssGrowthBytes", (double) (peak - before.vmRssBytes()));
       values.put("wallMs", seconds * 1e3);
-      Map<String, String> notes = new LinkedHashMap<>(ProxyArms.notes(impl));
+      Map<String, String> notes = new LinkedHashMap<>(ProxyArms.notes(impl, tls(params)));
       notes.put("model", model(impl, params));
       return RunResult.of(values, Steps.integrityOk(done), Steps.integrityDetail(done))
           .withNotes(notes);
