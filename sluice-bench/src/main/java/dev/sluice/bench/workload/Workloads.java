@@ -11,6 +11,7 @@ import dev.sluice.bench.workload.proxy.FailoverWorkload;
 import dev.sluice.bench.workload.proxy.HandshakeWorkload;
 import dev.sluice.bench.workload.proxy.HttpIdleWorkload;
 import dev.sluice.bench.workload.proxy.HttpWorkload;
+import dev.sluice.bench.workload.proxy.ProxyBulkWorkload;
 import dev.sluice.bench.workload.proxy.ProxyIdleWorkload;
 import dev.sluice.bench.workload.proxy.ProxyPingPongWorkload;
 import dev.sluice.bench.workload.proxy.ProxyThroughputWorkload;
@@ -37,6 +38,7 @@ public final class Workloads {
           new ProxyIdleWorkload(),
           new BurstIdleWorkload(),
           new ProxyThroughputWorkload(),
+          new ProxyBulkWorkload(),
           new ProxyPingPongWorkload(),
           new ConnRateWorkload(),
           new HandshakeWorkload(),

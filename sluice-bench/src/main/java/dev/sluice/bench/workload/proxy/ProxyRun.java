@@ -17,8 +17,8 @@ import java.time.Duration;
 import java.util.Map;
 
 /**
- * One run's three processes, started in order (echo upstream, proxy, load client) and stopped in
- * the reverse order: the client first, so its connections close before the proxy is stopped.
+ * One run's three processes, started in order (upstream, proxy, load client) and stopped in the
+ * reverse order: the client first, so its connections close before the proxy is stopped.
  */
 final class ProxyRun implements AutoCloseable, MemoryPhases.Client {
   final ChildProcess upstream;
@@ -40,6 +40,12 @@ final class ProxyRun implements AutoCloseable, MemoryPhases.Client {
    * (it waits for the first GO).
    */
   static ProxyRun start(RunContext context, Impl impl, int peakConnections) throws Exception {
+    return start(context, impl, peakConnections, Params.of(Map.of()));
+  }
+
+  /** As {@link #start(RunContext, Impl, int)}, with {@code upstreamParams} for the upstream. */
+  static ProxyRun start(RunContext context, Impl impl, int peakConnections, Params upstreamParams)
+      throws Exception {
     Params params = context.params();
     Duration timeout = context.stepTimeout();
     boolean tls = ProxyWorkload.tls(params);
@@ -69,7 +75,9 @@ final class ProxyRun implements AutoCloseable, MemoryPhases.Client {
       upstream =
           context.startPeer(
               ProxyWorkload.UPSTREAM,
-              side(ProxyWorkload.UPSTREAM).with(EchoUpstream.PORT, upstreamAddress.getPort()));
+              merged(
+                  side(ProxyWorkload.UPSTREAM).with(EchoUpstream.PORT, upstreamAddress.getPort()),
+                  upstreamParams));
       proxy = ProxyArms.start(impl, setup);
       client = context.startPeer(ProxyWorkload.CLIENT, clientParams);
       upstream.await("LISTENING", timeout);
@@ -85,6 +93,13 @@ final class ProxyRun implements AutoCloseable, MemoryPhases.Client {
       }
       throw e;
     }
+  }
+
+  private static Params merged(Params params, Params more) {
+    for (Map.Entry<String, String> e : more.asMap().entrySet()) {
+      params = params.with(e.getKey(), e.getValue());
+    }
+    return params;
   }
 
   private static Params side(String side) {
@@ -103,6 +118,15 @@ final class ProxyRun implements AutoCloseable, MemoryPhases.Client {
   @Override
   public void go(String phase) throws java.io.IOException {
     client.send(Message.of("GO", "phase", phase));
+  }
+
+  /** Sends {@code message} to the upstream and waits for its reply {@code word}. */
+  Message askUpstream(Message message, String word)
+      throws java.io.IOException, InterruptedException {
+    upstream.send(message);
+    Message reply = upstream.await(word, timeout);
+    proxy.checkAlive();
+    return reply;
   }
 
   @Override

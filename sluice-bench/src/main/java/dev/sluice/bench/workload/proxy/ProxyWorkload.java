@@ -70,6 +70,11 @@ abstract class ProxyWorkload implements Workload {
   /** What arm {@code impl} is predicted to show, stated beside its figures. */
   abstract String model(Impl impl, Params params);
 
+  /** The upstream's program: the echo upstream, unless the workload's upstream differs. */
+  ChildProgram upstream() {
+    return new EchoUpstream();
+  }
+
   /** Whether every run terminates TLS (then there is no {@code --tls} flag). */
   boolean tlsOnly() {
     return false;
@@ -211,8 +216,7 @@ abstract class ProxyWorkload implements Workload {
           "a proxy workload's measured side is the proxy process itself, not a harness child");
     }
     return control ->
-        (control.params().string(SIDE).equals(UPSTREAM) ? new EchoUpstream() : client())
-            .run(control);
+        (control.params().string(SIDE).equals(UPSTREAM) ? upstream() : client()).run(control);
   }
 
   /** What the report says about the cipher suite; the handshake workload's client differs. */
