@@ -21,9 +21,10 @@ import java.util.Set;
 
 /**
  * What the proxy workloads share: three arms ({@link ProxyArms}), three processes per run (the
- * proxy, the load client, the echo upstream; {@link ProxyRun}), the options every one has ({@code
- * --tls}, {@code --tls-version}, {@code --engine}, {@code --read-buffer}) and the model each arm is
- * predicted to follow, stated beside its figures, with every arm's ratios to HAProxy's.
+ * proxy, the load client, the echo upstream or a workload's own, {@link #upstream()}; {@link
+ * ProxyRun}), the options every one has ({@code --tls}, {@code --tls-version}, {@code --engine},
+ * {@code --read-buffer}) and the model each arm is predicted to follow, stated beside its figures,
+ * with every arm's ratios to HAProxy's.
  */
 abstract class ProxyWorkload implements Workload {
   /** The param telling the two peer JVMs apart: {@link #UPSTREAM} or {@link #CLIENT}. */
