@@ -74,6 +74,7 @@ public final class EventLoop implements Executor {
   private final LongAdder refused = new LongAdder();
   private final LongAdder bytesSpliced = new LongAdder();
   private final LongAdder bytesCopiedOutOfPipes = new LongAdder();
+  private final LongAdder splicePoolEmpty = new LongAdder();
   private final AtomicLong longestTurnNanos = new AtomicLong();
   private final SlabPool slabPool;
   private final ReadSlab readSlab;
@@ -209,6 +210,18 @@ public final class EventLoop implements Executor {
   /** Bytes of spliced reads that a stalled target could not take, copied out of a pipe. */
   public long bytesCopiedOutOfPipes() {
     return bytesCopiedOutOfPipes.sum();
+  }
+
+  /**
+   * Reads that were to be spliced but found no pipe free in this loop's pool (every one held by a
+   * streaming connection, or a new one could not be made), and were ordinary reads instead.
+   */
+  public long splicePoolEmptyCount() {
+    return splicePoolEmpty.sum();
+  }
+
+  void countSplicePoolEmpty() {
+    splicePoolEmpty.increment();
   }
 
   void countSplice(long moved, long copiedOut) {

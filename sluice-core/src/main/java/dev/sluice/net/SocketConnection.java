@@ -373,6 +373,7 @@ public final class SocketConnection implements Connection {
         LOG.log(System.Logger.Level.DEBUG, "no pipe for splicing; copying instead", e);
       }
       if (pipe == null) {
+        loop.countSplicePoolEmpty();
         return NOT_SPLICED;
       }
     }

@@ -230,4 +230,45 @@ class NativeFaultsTest {
         .contains("Too many open files");
     assertThat(run.results()).as(run.toString()).containsEntry("echoAfter", "true");
   }
+
+  /**
+   * Out of descriptors while clients connect, on two loops (on epoll each accepts with accept4 on
+   * its own SO_REUSEPORT socket): accept fails with EMFILE and that socket stops accepting for a
+   * back-off that doubles from 10 ms; the connections already open echo throughout; once
+   * descriptors are free, every waiting client is accepted and served. Not spinning is judged by
+   * the schedule, not by a time limit: over the open connections' round trips, however long they
+   * took, each socket may have failed an accept at most once per back-off that fits in that time
+   * (an accept retried on every wake-up of a level-triggered poller would fail thousands of times).
+   */
+  @Test
+  void acceptOutOfDescriptorsBacksOffWhileOpenConnectionsEchoAndResumes() throws Exception {
+    ChildJvm.Run run =
+        ChildJvm.run(
+            Duration.ofMinutes(1),
+            List.of("-Xmx128m", "--enable-native-access=ALL-UNNAMED"),
+            AcceptFdExhaustionProbe.class,
+            dir.toString());
+    assertThat(run.exitCode()).as(run.toString()).isZero();
+    assertThat(run.results().get("exhaustion")).as(run.toString()).contains("Too many open files");
+    assertThat(run.number("acceptedWhileExhausted"))
+        .as("accepted while exhausted: the open connections only")
+        .isEqualTo(AcceptFdExhaustionProbe.HELD);
+    assertThat(run.number("heldEchoesWhileExhausted"))
+        .isEqualTo((long) AcceptFdExhaustionProbe.HELD * AcceptFdExhaustionProbe.ROUNDS);
+    double windowMillis = run.number("roundTripNanos") / 1e6;
+    int sockets = 2;
+    double allowed =
+        sockets * (2 + Math.log(1 + windowMillis / 10) / Math.log(2) + windowMillis / 1000);
+    assertThat((double) run.number("failuresDuringRoundTrips"))
+        .as("accept failures in %.1f ms of round trips; %s", windowMillis, run)
+        .isLessThanOrEqualTo(allowed);
+    assertThat(run.number("acceptedAfter"))
+        .as(run.toString())
+        .isEqualTo(AcceptFdExhaustionProbe.HELD + AcceptFdExhaustionProbe.WAITING);
+    assertThat(run.number("waitingEchoesAfter")).isEqualTo(AcceptFdExhaustionProbe.WAITING);
+    assertThat(run.number("heldEchoesAfter")).isEqualTo(AcceptFdExhaustionProbe.HELD);
+    assertThat(run.output())
+        .as("the listener says why it pauses")
+        .anyMatch(line -> line.contains("Too many open files") && line.contains("pausing accepts"));
+  }
 }

@@ -465,6 +465,19 @@ public final class ProxyMetrics implements PairObserver {
               }
             })
         .register(registry);
+    CounterWithCallback.builder()
+        .name("sluice_splice_pool_empty_total")
+        .help(
+            "Reads of raw pairs that were to be spliced but found every pipe of the loop's pool"
+                + " in use, and were copied instead")
+        .labelNames("loop")
+        .callback(
+            cb -> {
+              for (EventLoop loop : loops()) {
+                cb.call(loop.splicePoolEmptyCount(), loop.toString());
+              }
+            })
+        .register(registry);
     GaugeWithCallback.builder()
         .name("sluice_event_loop_info")
         .help("1 for each event loop, labelled with the transport it runs on (epoll or nio)")

@@ -31,6 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  * test knows it sent, opened and broke.
  */
 class MetricsTest {
+  private static final int STREAMED_PIECES = 16;
+
   @TempDir Path dir;
 
   private final List<Pair> closed = new CopyOnWriteArrayList<>();
@@ -86,6 +88,14 @@ class MetricsTest {
           held.out.write(new byte[100]);
           held.out.flush();
           assertThat(held.in.readNBytes(100)).hasSize(100);
+          // Then a stream: reads of a streaming leg are spliced on epoll.
+          byte[] piece = new byte[64 * 1024];
+          for (int i = 0; i < STREAMED_PIECES; i++) {
+            held.out.write(piece);
+            held.out.flush();
+            assertThat(held.in.readNBytes(piece.length)).hasSize(piece.length);
+          }
+          long heldBytes = 100 + (long) STREAMED_PIECES * piece.length;
           assertThat(endOf(refused)).as("the refused pair is closed").isTrue();
           Await.until(() -> closed.size() == 6, () -> closed.size() + " of 6 pairs ended");
 
@@ -118,17 +128,17 @@ class MetricsTest {
               .isEqualTo(1.0);
           assertThat(m.get(series("sluice_listener_received_bytes_total", "listener", "front")))
               .as("bytes from clients, the held pair's included while it is open")
-              .isEqualTo(sent + 100.0);
+              .isEqualTo(sent + heldBytes);
           assertThat(m.get(series("sluice_listener_sent_bytes_total", "listener", "front")))
-              .isEqualTo(sent + 100.0);
+              .isEqualTo(sent + heldBytes);
 
           String[] app = {"cluster", "app", "upstream", echoAddress};
           assertThat(m.get(series("sluice_upstream_connects_total", app))).isEqualTo(6.0);
           assertThat(m.get(series("sluice_upstream_connections_active", app))).isEqualTo(1.0);
           assertThat(m.get(series("sluice_upstream_sent_bytes_total", app)))
-              .isEqualTo(sent + 100.0);
+              .isEqualTo(sent + heldBytes);
           assertThat(m.get(series("sluice_upstream_received_bytes_total", app)))
-              .isEqualTo(sent + 100.0);
+              .isEqualTo(sent + heldBytes);
           assertThat(m.get(series("sluice_upstream_up", app))).isEqualTo(1.0);
           assertThat(
                   m.get(
@@ -187,6 +197,23 @@ class MetricsTest {
                             "transport",
                             transport)))
                 .isEqualTo(1.0);
+          }
+          long spliced = 0;
+          for (dev.sluice.net.EventLoop loop : service.runtime().group().loops()) {
+            String[] onLoop = {"loop", loop.toString()};
+            assertThat(m.get(series("sluice_spliced_bytes_total", onLoop)))
+                .isEqualTo((double) loop.bytesSpliced());
+            assertThat(m.get(series("sluice_splice_copied_out_bytes_total", onLoop)))
+                .isEqualTo((double) loop.bytesCopiedOutOfPipes());
+            assertThat(m.get(series("sluice_splice_pool_empty_total", onLoop)))
+                .as("one leg streams at a time: the loop's pool always has a pipe")
+                .isZero();
+            spliced += loop.bytesSpliced();
+          }
+          if (service.runtime().group().transport() == dev.sluice.net.Transport.EPOLL) {
+            assertThat(spliced).as("bytes spliced").isPositive().isLessThanOrEqualTo(2 * heldBytes);
+          } else {
+            assertThat(spliced).as("bytes spliced").isZero();
           }
           assertThat(m.get(series("jvm_memory_used_bytes", "area", "heap"))).isPositive();
           assertThat(m.get(series("sluice_build_info", "version", dev.sluice.proxy.Version.NUMBER)))
