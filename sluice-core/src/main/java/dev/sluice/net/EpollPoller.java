@@ -2,6 +2,7 @@ package dev.sluice.net;
 
 import dev.sluice.internal.LeakRegistry;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -27,6 +28,13 @@ import java.util.List;
  * the saving is small next to that risk. As the JDK's selector does, a socket with no interest is
  * removed from the epoll set: the kernel reports errors and hang-ups even without interest, and
  * level-triggered that would spin.
+ *
+ * <p><b>Interest changes wait for the next wait.</b> {@link #modify} records what a socket wants;
+ * {@link #poll} hands the kernel only the net change of each socket before it waits, as HAProxy's
+ * pollers do. A proxied connection's interest goes up and down within one pass (an accepted client
+ * is paused until its upstream connects; a socket stops reading at its end and is closed), and each
+ * of those was an {@code epoll_ctl}: seven per proxied connection, three now. Nothing is lost in
+ * between: readiness is only read by the wait, and closing a socket takes it out of the set.
  */
 final class EpollPoller implements Poller {
   private static final int MAX_EVENTS = 256;
@@ -50,7 +58,18 @@ final class EpollPoller implements Poller {
   private final int wakeFd;
   private final Object leakToken;
   private Pollable[] owners = new Pollable[1024];
+
+  /** What each socket wants now. */
   private int[] interests = new int[1024];
+
+  /** What the kernel's epoll set holds for each socket (0: not in the set). */
+  private int[] inKernel = new int[1024];
+
+  /** Sockets whose interest changed since the last wait, each once. */
+  private int[] changed = new int[64];
+
+  private boolean[] isChanged = new boolean[1024];
+  private int changes;
   private int registered;
 
   EpollPoller() throws IOException {
@@ -93,6 +112,7 @@ final class EpollPoller implements Poller {
 
   @Override
   public void poll(long timeoutMillis, ReadySink sink) throws IOException {
+    applyChanges();
     int timeout = (int) Math.min(Integer.MAX_VALUE, timeoutMillis);
     int n = Libc.epollWait(scratch.errno, epfd, eventsAddress, MAX_EVENTS, timeout);
     if (n < 0) {
@@ -151,11 +171,13 @@ final class EpollPoller implements Poller {
   }
 
   /** Starts watching {@code fd} for {@code ops} on behalf of {@code owner}. */
-  void add(int fd, Pollable owner, int ops) throws IOException {
+  void add(int fd, Pollable owner, int ops) {
     if (fd >= owners.length) {
       int size = Math.max(fd + 1, owners.length * 2);
       owners = Arrays.copyOf(owners, size);
       interests = Arrays.copyOf(interests, size);
+      inKernel = Arrays.copyOf(inKernel, size);
+      isChanged = Arrays.copyOf(isChanged, size);
     }
     owners[fd] = owner;
     interests[fd] = 0;
@@ -163,30 +185,20 @@ final class EpollPoller implements Poller {
     modify(fd, ops);
   }
 
-  /** Changes what {@code fd} is watched for; with no interest it leaves the epoll set. */
-  void modify(int fd, int ops) throws IOException {
-    int before = interests[fd];
-    if (before == ops) {
-      return;
-    }
-    int op;
-    if (ops == 0) {
-      op = Libc.EPOLL_CTL_DEL;
-    } else {
-      op = before == 0 ? Libc.EPOLL_CTL_ADD : Libc.EPOLL_CTL_MOD;
-    }
-    int flags = 0;
-    if ((ops & (READ | ACCEPT)) != 0) {
-      flags |= Libc.EPOLLIN | Libc.EPOLLRDHUP;
-    }
-    if ((ops & (WRITE | CONNECT)) != 0) {
-      flags |= Libc.EPOLLOUT;
-    }
-    Libc.setEvent(scratch.event, flags, fd);
-    if (Libc.epollCtl(scratch.errno, epfd, op, fd, scratch.eventAddress) < 0) {
-      throw Libc.error("epoll_ctl", scratch.errno());
-    }
+  /**
+   * Changes what {@code fd} is watched for, from the next wait on; with no interest it leaves the
+   * epoll set then. A change the kernel refuses reaches the owner's {@link
+   * Pollable#onUnexpectedFailure}.
+   */
+  void modify(int fd, int ops) {
     interests[fd] = ops;
+    if (!isChanged[fd]) {
+      isChanged[fd] = true;
+      if (changes == changed.length) {
+        changed = Arrays.copyOf(changed, changes * 2);
+      }
+      changed[changes++] = fd;
+    }
   }
 
   /** Forgets {@code fd}, which its owner is about to close (closing takes it out of the set). */
@@ -194,8 +206,50 @@ final class EpollPoller implements Poller {
     if (fd < owners.length && owners[fd] != null) {
       owners[fd] = null;
       interests[fd] = 0;
+      inKernel[fd] = 0;
       registered--;
     }
+  }
+
+  /**
+   * Hands the kernel each changed socket's net change (an owner told of a failure may add more).
+   */
+  private void applyChanges() {
+    for (int i = 0; i < changes; i++) {
+      int fd = changed[i];
+      isChanged[fd] = false;
+      int want = interests[fd];
+      int have = inKernel[fd];
+      Pollable owner = owners[fd];
+      if (owner == null || want == have) {
+        continue; // closed since (a reused number is registered anew), or back where it was
+      }
+      int op;
+      if (want == 0) {
+        op = Libc.EPOLL_CTL_DEL;
+      } else {
+        op = have == 0 ? Libc.EPOLL_CTL_ADD : Libc.EPOLL_CTL_MOD;
+      }
+      Libc.setEvent(scratch.event, epollFlags(want), fd);
+      if (Libc.epollCtl(scratch.errno, epfd, op, fd, scratch.eventAddress) < 0) {
+        IOException e = Libc.error("epoll_ctl", scratch.errno());
+        owner.onUnexpectedFailure(new UncheckedIOException(e));
+        continue;
+      }
+      inKernel[fd] = want;
+    }
+    changes = 0;
+  }
+
+  private static int epollFlags(int ops) {
+    int flags = 0;
+    if ((ops & (READ | ACCEPT)) != 0) {
+      flags |= Libc.EPOLLIN | Libc.EPOLLRDHUP;
+    }
+    if ((ops & (WRITE | CONNECT)) != 0) {
+      flags |= Libc.EPOLLOUT;
+    }
+    return flags;
   }
 
   @Override
