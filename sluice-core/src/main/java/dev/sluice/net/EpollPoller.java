@@ -59,16 +59,20 @@ final class EpollPoller implements Poller {
   private final Object leakToken;
   private Pollable[] owners = new Pollable[1024];
 
-  /** What each socket wants now. */
+  /**
+   * Each socket's interest in one int (no array more per descriptor than before changes waited):
+   * what it wants now (bits 0-7), what the kernel's epoll set holds (bits 8-15, 0: not in the set),
+   * and whether it is in {@link #changed} (bit 16).
+   */
   private int[] interests = new int[1024];
 
-  /** What the kernel's epoll set holds for each socket (0: not in the set). */
-  private int[] inKernel = new int[1024];
+  private static final int IN_KERNEL_SHIFT = 8;
+  private static final int OPS = 0xff;
+  private static final int QUEUED = 1 << 16;
 
   /** Sockets whose interest changed since the last wait, each once. */
   private int[] changed = new int[64];
 
-  private boolean[] isChanged = new boolean[1024];
   private int changes;
   private int registered;
 
@@ -135,7 +139,7 @@ final class EpollPoller implements Poller {
         continue; // closed by an earlier event of this batch
       }
       int flags = Libc.eventFlags(events, i);
-      int interest = interests[fd];
+      int interest = interests[fd] & OPS;
       int ready = 0;
       if ((flags & (Libc.EPOLLIN | Libc.EPOLLERR | Libc.EPOLLHUP | Libc.EPOLLRDHUP)) != 0) {
         ready |= interest & (READ | ACCEPT);
@@ -176,11 +180,9 @@ final class EpollPoller implements Poller {
       int size = Math.max(fd + 1, owners.length * 2);
       owners = Arrays.copyOf(owners, size);
       interests = Arrays.copyOf(interests, size);
-      inKernel = Arrays.copyOf(inKernel, size);
-      isChanged = Arrays.copyOf(isChanged, size);
     }
     owners[fd] = owner;
-    interests[fd] = 0;
+    interests[fd] &= QUEUED; // a reused number: not in the kernel's set
     registered++;
     modify(fd, ops);
   }
@@ -191,9 +193,9 @@ final class EpollPoller implements Poller {
    * Pollable#onUnexpectedFailure}.
    */
   void modify(int fd, int ops) {
-    interests[fd] = ops;
-    if (!isChanged[fd]) {
-      isChanged[fd] = true;
+    int state = interests[fd];
+    interests[fd] = (state & ~OPS) | ops | QUEUED;
+    if ((state & QUEUED) == 0) {
       if (changes == changed.length) {
         changed = Arrays.copyOf(changed, changes * 2);
       }
@@ -205,8 +207,7 @@ final class EpollPoller implements Poller {
   void remove(int fd) {
     if (fd < owners.length && owners[fd] != null) {
       owners[fd] = null;
-      interests[fd] = 0;
-      inKernel[fd] = 0;
+      interests[fd] &= QUEUED; // nothing wanted, and closing takes it out of the kernel's set
       registered--;
     }
   }
@@ -217,9 +218,10 @@ final class EpollPoller implements Poller {
   private void applyChanges() {
     for (int i = 0; i < changes; i++) {
       int fd = changed[i];
-      isChanged[fd] = false;
-      int want = interests[fd];
-      int have = inKernel[fd];
+      int state = interests[fd] & ~QUEUED;
+      interests[fd] = state;
+      int want = state & OPS;
+      int have = state >>> IN_KERNEL_SHIFT;
       Pollable owner = owners[fd];
       if (owner == null || want == have) {
         continue; // closed since (a reused number is registered anew), or back where it was
@@ -236,7 +238,7 @@ final class EpollPoller implements Poller {
         owner.onUnexpectedFailure(new UncheckedIOException(e));
         continue;
       }
-      inKernel[fd] = want;
+      interests[fd] = want | want << IN_KERNEL_SHIFT | (interests[fd] & QUEUED);
     }
     changes = 0;
   }

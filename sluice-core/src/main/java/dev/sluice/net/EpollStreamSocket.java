@@ -19,6 +19,10 @@ final class EpollStreamSocket implements StreamSocket {
   private EpollPoller.Scratch scratch;
   private EpollPoller poller;
   private SocketAddress local;
+
+  /** An IPv4 local address the kernel gave, packed ({@link SockAddr#packedIpv4}); else -1. */
+  private long localIpv4 = -1;
+
   private SocketAddress remote;
   private boolean closed;
 
@@ -67,7 +71,7 @@ final class EpollStreamSocket implements StreamSocket {
     this.scratch = this.poller.scratch; // an accepted socket moves from the accepting loop
     this.poller.add(fd, owner, ops);
     if (remote != null && local == null) {
-      local = socketName();
+      learnLocalAddress();
     }
   }
 
@@ -109,7 +113,7 @@ final class EpollStreamSocket implements StreamSocket {
     remote = address;
     int rc = Libc.connect(scratch.errno, fd, scratch.sockaddrAddress, length);
     if (rc == 0) {
-      local = socketName();
+      learnLocalAddress();
       return true;
     }
     int errno = scratch.errno();
@@ -134,15 +138,21 @@ final class EpollStreamSocket implements StreamSocket {
       }
       return false;
     }
-    local = socketName();
+    learnLocalAddress();
     return true;
   }
 
-  private SocketAddress socketName() throws IOException {
+  /** Asks the kernel; an IPv4 address is kept packed (80 B less per connection while it lives). */
+  private void learnLocalAddress() throws IOException {
     if (Libc.getsockname(scratch.errno, fd, scratch.sockaddrAddress, scratch.resetLength()) < 0) {
       throw Libc.error("getsockname", scratch.errno());
     }
-    return SockAddr.decode(scratch.sockaddr, scratch.lengthValue());
+    long packed = SockAddr.packedIpv4(scratch.sockaddr);
+    if (packed >= 0) {
+      localIpv4 = packed;
+    } else {
+      local = SockAddr.decode(scratch.sockaddr, scratch.lengthValue());
+    }
   }
 
   @Override
@@ -256,7 +266,8 @@ final class EpollStreamSocket implements StreamSocket {
 
   @Override
   public SocketAddress localAddress() {
-    return local;
+    long packed = localIpv4;
+    return packed >= 0 ? SockAddr.unpackIpv4(packed) : local;
   }
 
   @Override
