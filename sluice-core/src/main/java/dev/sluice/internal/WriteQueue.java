@@ -18,7 +18,7 @@ import java.util.function.Supplier;
  * run after the current callback returns, so a handler that writes from a completion loops instead
  * of recursing. Loop thread only.
  */
-public final class WriteQueue {
+public final class WriteQueue implements WriteListener {
 
   /** Hears the writability changes, after the call that caused them returned. */
   @FunctionalInterface
@@ -31,7 +31,6 @@ public final class WriteQueue {
   private final long lowWatermark;
   private final long highWatermark;
   private final WritabilitySink sink;
-  private final WriteListener writabilityEvent = error -> deliverWritability();
 
   private Entry head;
   private Entry tail;
@@ -217,11 +216,16 @@ public final class WriteQueue {
     }
     if (!writabilityEventQueued) {
       writabilityEventQueued = true;
-      loop.completeLater(writabilityEvent, null);
+      loop.completeLater(this, null); // delivered by onWriteComplete
     }
   }
 
-  private void deliverWritability() {
+  /**
+   * The queued writability event (the queue is its own listener: no object per connection for it);
+   * {@code error} is always null.
+   */
+  @Override
+  public void onWriteComplete(Throwable error) {
     writabilityEventQueued = false;
     boolean now = writable;
     if (now != sinkWritable) {

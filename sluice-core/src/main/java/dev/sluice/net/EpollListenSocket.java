@@ -3,6 +3,7 @@ package dev.sluice.net;
 import dev.sluice.internal.LeakRegistry;
 import java.io.IOException;
 import java.lang.foreign.Arena;
+import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.channels.UnresolvedAddressException;
 
@@ -11,6 +12,10 @@ final class EpollListenSocket implements ListenSocket {
   private final int fd;
   private final int family;
   private final SocketAddress localAddress;
+
+  /** The local address of every accepted socket, when bound to one address; null for a wildcard. */
+  private final SocketAddress knownLocal;
+
   private final Object leakToken;
   private EpollPoller poller;
   private boolean closed;
@@ -19,6 +24,10 @@ final class EpollListenSocket implements ListenSocket {
     this.fd = fd;
     this.family = family;
     this.localAddress = localAddress;
+    this.knownLocal =
+        localAddress instanceof InetSocketAddress inet && !inet.getAddress().isAnyLocalAddress()
+            ? localAddress
+            : null;
     this.leakToken = LeakRegistry.track("listening socket fd " + fd);
   }
 
@@ -136,7 +145,7 @@ final class EpollListenSocket implements ListenSocket {
           Libc.close(client);
           throw e;
         }
-        return EpollStreamSocket.accepted(client, family, s, remote);
+        return EpollStreamSocket.accepted(client, family, s, knownLocal, remote);
       }
       int errno = s.errno();
       switch (errno) {

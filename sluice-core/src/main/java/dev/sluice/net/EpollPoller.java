@@ -2,6 +2,7 @@ package dev.sluice.net;
 
 import dev.sluice.internal.LeakRegistry;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -27,6 +28,13 @@ import java.util.List;
  * the saving is small next to that risk. As the JDK's selector does, a socket with no interest is
  * removed from the epoll set: the kernel reports errors and hang-ups even without interest, and
  * level-triggered that would spin.
+ *
+ * <p><b>Interest changes wait for the next wait.</b> {@link #modify} records what a socket wants;
+ * {@link #poll} hands the kernel only the net change of each socket before it waits, as HAProxy's
+ * pollers do. A proxied connection's interest goes up and down within one pass (an accepted client
+ * is paused until its upstream connects; a socket stops reading at its end and is closed), and each
+ * of those was an {@code epoll_ctl}: seven per proxied connection, three now. Nothing is lost in
+ * between: readiness is only read by the wait, and closing a socket takes it out of the set.
  */
 final class EpollPoller implements Poller {
   private static final int MAX_EVENTS = 256;
@@ -50,7 +58,22 @@ final class EpollPoller implements Poller {
   private final int wakeFd;
   private final Object leakToken;
   private Pollable[] owners = new Pollable[1024];
+
+  /**
+   * Each socket's interest in one int (no array more per descriptor than before changes waited):
+   * what it wants now (bits 0-7), what the kernel's epoll set holds (bits 8-15, 0: not in the set),
+   * and whether it is in {@link #changed} (bit 16).
+   */
   private int[] interests = new int[1024];
+
+  private static final int IN_KERNEL_SHIFT = 8;
+  private static final int OPS = 0xff;
+  private static final int QUEUED = 1 << 16;
+
+  /** Sockets whose interest changed since the last wait, each once. */
+  private int[] changed = new int[64];
+
+  private int changes;
   private int registered;
 
   EpollPoller() throws IOException {
@@ -93,6 +116,7 @@ final class EpollPoller implements Poller {
 
   @Override
   public void poll(long timeoutMillis, ReadySink sink) throws IOException {
+    applyChanges();
     int timeout = (int) Math.min(Integer.MAX_VALUE, timeoutMillis);
     int n = Libc.epollWait(scratch.errno, epfd, eventsAddress, MAX_EVENTS, timeout);
     if (n < 0) {
@@ -115,7 +139,7 @@ final class EpollPoller implements Poller {
         continue; // closed by an earlier event of this batch
       }
       int flags = Libc.eventFlags(events, i);
-      int interest = interests[fd];
+      int interest = interests[fd] & OPS;
       int ready = 0;
       if ((flags & (Libc.EPOLLIN | Libc.EPOLLERR | Libc.EPOLLHUP | Libc.EPOLLRDHUP)) != 0) {
         ready |= interest & (READ | ACCEPT);
@@ -151,30 +175,75 @@ final class EpollPoller implements Poller {
   }
 
   /** Starts watching {@code fd} for {@code ops} on behalf of {@code owner}. */
-  void add(int fd, Pollable owner, int ops) throws IOException {
+  void add(int fd, Pollable owner, int ops) {
     if (fd >= owners.length) {
       int size = Math.max(fd + 1, owners.length * 2);
       owners = Arrays.copyOf(owners, size);
       interests = Arrays.copyOf(interests, size);
     }
     owners[fd] = owner;
-    interests[fd] = 0;
+    interests[fd] &= QUEUED; // a reused number: not in the kernel's set
     registered++;
     modify(fd, ops);
   }
 
-  /** Changes what {@code fd} is watched for; with no interest it leaves the epoll set. */
-  void modify(int fd, int ops) throws IOException {
-    int before = interests[fd];
-    if (before == ops) {
-      return;
+  /**
+   * Changes what {@code fd} is watched for, from the next wait on; with no interest it leaves the
+   * epoll set then. A change the kernel refuses reaches the owner's {@link
+   * Pollable#onUnexpectedFailure}.
+   */
+  void modify(int fd, int ops) {
+    int state = interests[fd];
+    interests[fd] = (state & ~OPS) | ops | QUEUED;
+    if ((state & QUEUED) == 0) {
+      if (changes == changed.length) {
+        changed = Arrays.copyOf(changed, changes * 2);
+      }
+      changed[changes++] = fd;
     }
-    int op;
-    if (ops == 0) {
-      op = Libc.EPOLL_CTL_DEL;
-    } else {
-      op = before == 0 ? Libc.EPOLL_CTL_ADD : Libc.EPOLL_CTL_MOD;
+  }
+
+  /** Forgets {@code fd}, which its owner is about to close (closing takes it out of the set). */
+  void remove(int fd) {
+    if (fd < owners.length && owners[fd] != null) {
+      owners[fd] = null;
+      interests[fd] &= QUEUED; // nothing wanted, and closing takes it out of the kernel's set
+      registered--;
     }
+  }
+
+  /**
+   * Hands the kernel each changed socket's net change (an owner told of a failure may add more).
+   */
+  private void applyChanges() {
+    for (int i = 0; i < changes; i++) {
+      int fd = changed[i];
+      int state = interests[fd] & ~QUEUED;
+      interests[fd] = state;
+      int want = state & OPS;
+      int have = state >>> IN_KERNEL_SHIFT;
+      Pollable owner = owners[fd];
+      if (owner == null || want == have) {
+        continue; // closed since (a reused number is registered anew), or back where it was
+      }
+      int op;
+      if (want == 0) {
+        op = Libc.EPOLL_CTL_DEL;
+      } else {
+        op = have == 0 ? Libc.EPOLL_CTL_ADD : Libc.EPOLL_CTL_MOD;
+      }
+      Libc.setEvent(scratch.event, epollFlags(want), fd);
+      if (Libc.epollCtl(scratch.errno, epfd, op, fd, scratch.eventAddress) < 0) {
+        IOException e = Libc.error("epoll_ctl", scratch.errno());
+        owner.onUnexpectedFailure(new UncheckedIOException(e));
+        continue;
+      }
+      interests[fd] = want | want << IN_KERNEL_SHIFT | (interests[fd] & QUEUED);
+    }
+    changes = 0;
+  }
+
+  private static int epollFlags(int ops) {
     int flags = 0;
     if ((ops & (READ | ACCEPT)) != 0) {
       flags |= Libc.EPOLLIN | Libc.EPOLLRDHUP;
@@ -182,20 +251,7 @@ final class EpollPoller implements Poller {
     if ((ops & (WRITE | CONNECT)) != 0) {
       flags |= Libc.EPOLLOUT;
     }
-    Libc.setEvent(scratch.event, flags, fd);
-    if (Libc.epollCtl(scratch.errno, epfd, op, fd, scratch.eventAddress) < 0) {
-      throw Libc.error("epoll_ctl", scratch.errno());
-    }
-    interests[fd] = ops;
-  }
-
-  /** Forgets {@code fd}, which its owner is about to close (closing takes it out of the set). */
-  void remove(int fd) {
-    if (fd < owners.length && owners[fd] != null) {
-      owners[fd] = null;
-      interests[fd] = 0;
-      registered--;
-    }
+    return flags;
   }
 
   @Override

@@ -163,9 +163,16 @@ final class Libc {
         .downcallHandle(find(name), descriptor, Linker.Option.captureCallState("errno"));
   }
 
-  /** A segment for one thread's captured errno, from {@code arena}. */
+  /**
+   * A segment for one thread's captured errno: memory from {@code arena}, seen through a view of
+   * the global scope. Every call passes it, and a segment of a closeable arena makes each call
+   * acquire and release its session (two atomic updates, 7-11% of the proxy's CPU samples); the
+   * view's scope does neither. The view must not be used once {@code arena} is closed, which its
+   * one owner, a loop's scratch, ensures.
+   */
   static MemorySegment newErrnoState(Arena arena) {
-    return arena.allocate(CAPTURE);
+    return MemorySegment.ofAddress(arena.allocate(CAPTURE).address())
+        .reinterpret(CAPTURE.byteSize());
   }
 
   /** The errno the last call made with {@code state} left. */
@@ -357,7 +364,7 @@ final class Libc {
     }
   }
 
-  /** close(2), without errno: on Linux the descriptor is gone whatever it returns. */
+  /** pipe2(2): the read and write ends as two ints at {@code fds}. */
   static int pipe2(MemorySegment err, long fds, int flags) {
     try {
       return (int) PIPE2.invokeExact(err, fds, flags);
@@ -375,6 +382,7 @@ final class Libc {
     }
   }
 
+  /** close(2), without errno: on Linux the descriptor is gone whatever it returns. */
   static void close(int fd) {
     try {
       int ignored = (int) CLOSE.invokeExact(fd);

@@ -19,6 +19,8 @@ import java.nio.charset.StandardCharsets;
 final class SockAddr {
   private static final ValueLayout.OfShort PORT =
       ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+  private static final ValueLayout.OfInt IPV4 =
+      ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
   private static final int UNIX_PATH_MAX = 108;
 
   private SockAddr() {}
@@ -69,6 +71,29 @@ final class SockAddr {
         return 28;
       }
       default -> throw new UnsupportedAddressTypeException();
+    }
+  }
+
+  /**
+   * An IPv4 socket address as one long (address and port), or -1 for any other family: what a
+   * connection keeps of an address it rarely needs, instead of the JDK's three objects (80 B).
+   */
+  static long packedIpv4(MemorySegment from) {
+    if (from.get(ValueLayout.JAVA_SHORT, 0) != Libc.AF_INET) {
+      return -1;
+    }
+    long ip = Integer.toUnsignedLong(from.get(IPV4, 4));
+    return ip << 16 | Short.toUnsignedInt(from.get(PORT, 2));
+  }
+
+  /** The address {@link #packedIpv4} packed. */
+  static InetSocketAddress unpackIpv4(long packed) {
+    int ip = (int) (packed >>> 16);
+    byte[] bytes = {(byte) (ip >>> 24), (byte) (ip >>> 16), (byte) (ip >>> 8), (byte) ip};
+    try {
+      return new InetSocketAddress(InetAddress.getByAddress(bytes), (int) (packed & 0xffff));
+    } catch (UnknownHostException e) {
+      throw new AssertionError("four bytes are an IPv4 address", e);
     }
   }
 

@@ -43,7 +43,7 @@ public final class SocketConnection implements Connection {
   private final StreamSocket socket;
   private final SocketOptions options;
   private final SocketAddress remoteAddress;
-  private final ConnectionTimer timer;
+  private final LoopCallbacks timer;
   private final WriteQueue queue;
   private ConnectionHandler handler;
   private boolean registered;
@@ -74,15 +74,11 @@ public final class SocketConnection implements Connection {
     this.remoteAddress = remoteAddress;
     this.options = options;
     this.handler = handler;
-    this.timer = new ConnectionTimer();
+    this.timer = new LoopCallbacks();
     TransportConfig config = loop.config();
     this.queue =
         new WriteQueue(
-            loop,
-            loop.counters(),
-            config.writeLowWatermark(),
-            config.writeHighWatermark(),
-            this::onWritabilityChanged);
+            loop, loop.counters(), config.writeLowWatermark(), config.writeHighWatermark(), timer);
   }
 
   // ---- creation ----
@@ -93,7 +89,7 @@ public final class SocketConnection implements Connection {
     SocketConnection c = null;
     try {
       c = new SocketConnection(loop, socket, socket.remoteAddress(), options, handler);
-      loop.register(socket, 0, c.pollable());
+      loop.register(socket, 0, c.timer);
       c.registered = true;
       socket.configure(options);
       c.activate();
@@ -131,7 +127,7 @@ public final class SocketConnection implements Connection {
     SocketConnection c = new SocketConnection(loop, socket, address, options, handler);
     c.connectFuture = future;
     try {
-      loop.register(socket, 0, c.pollable());
+      loop.register(socket, 0, c.timer);
       c.registered = true;
       c.interestOps = 0;
       socket.configure(options);
@@ -799,50 +795,54 @@ public final class SocketConnection implements Connection {
     }
   }
 
-  private Pollable pollable() {
-    return new Pollable() {
-      @Override
-      public void onReady(int ready) {
-        if ((ready & Poller.CONNECT) != 0) {
-          onConnectable();
-          return;
-        }
-        if ((ready & Poller.WRITE) != 0) {
-          onWritable();
-        }
-        if ((ready & Poller.READ) != 0 && closeReason == null) {
-          onReadable();
-        }
-      }
-
-      @Override
-      public void onUnexpectedFailure(RuntimeException e) {
-        LOG.log(System.Logger.Level.WARNING, "unexpected failure on " + SocketConnection.this, e);
-        closeNow(new CloseReason.Error(e));
-      }
-
-      @Override
-      public void closeForShutdown() {
-        if (active) {
-          closeNow(CloseReason.SHUTDOWN);
-        } else {
-          failConnect(loop.shutDownConnect(remoteAddress));
-        }
-      }
-    };
-  }
-
   @Override
   public String toString() {
     return "SocketConnection[" + id + " " + remoteAddress + "]";
   }
 
   /**
-   * The connect timeout before the connection is active, the idle timeout after. Idle means no
-   * bytes moved and nothing pending: a connection with queued writes, or paused for backpressure,
-   * is busy, and the timer looks again a whole timeout later.
+   * What the loop calls back on this connection, in one object (each is per connection, and a
+   * parked proxied pair holds two connections): its socket's readiness, its queue's writability,
+   * and its timer, which is the connect timeout before the connection is active and the idle
+   * timeout after. Idle means no bytes moved and nothing pending: a connection with queued writes,
+   * or paused for backpressure, is busy, and the timer looks again a whole timeout later.
    */
-  private final class ConnectionTimer extends TimerWheel.Timer {
+  private final class LoopCallbacks extends TimerWheel.Timer
+      implements Pollable, WriteQueue.WritabilitySink {
+    @Override
+    public void onReady(int ready) {
+      if ((ready & Poller.CONNECT) != 0) {
+        onConnectable();
+        return;
+      }
+      if ((ready & Poller.WRITE) != 0) {
+        onWritable();
+      }
+      if ((ready & Poller.READ) != 0 && closeReason == null) {
+        onReadable();
+      }
+    }
+
+    @Override
+    public void onUnexpectedFailure(RuntimeException e) {
+      LOG.log(System.Logger.Level.WARNING, "unexpected failure on " + SocketConnection.this, e);
+      closeNow(new CloseReason.Error(e));
+    }
+
+    @Override
+    public void closeForShutdown() {
+      if (active) {
+        closeNow(CloseReason.SHUTDOWN);
+      } else {
+        failConnect(loop.shutDownConnect(remoteAddress));
+      }
+    }
+
+    @Override
+    public void writabilityChanged(boolean writable) {
+      onWritabilityChanged(writable);
+    }
+
     @Override
     void expire() {
       if (closeReason != null) {

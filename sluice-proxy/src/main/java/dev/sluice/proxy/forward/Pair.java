@@ -49,7 +49,10 @@ public final class Pair {
      */
     UpstreamChoice choose(Pair pair, List<Upstream> tried);
 
-    /** Options for connecting to upstreams (the connect timeout is the pair's). */
+    /**
+     * Options for connecting to upstreams, with the connect timeout of {@link #timeouts()}: one
+     * object for every pair, which the upstream connection keeps.
+     */
     SocketOptions upstreamOptions();
 
     /** Whether TLS clients that send no server name are refused. */

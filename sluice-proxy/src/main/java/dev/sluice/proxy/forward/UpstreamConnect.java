@@ -110,8 +110,7 @@ final class UpstreamConnect {
       idle.switchHandler(handler); // active at once: the pair hears of it now
       return;
     }
-    SocketOptions options =
-        pair.owner().upstreamOptions().withConnectTimeout(pair.owner().timeouts().connect());
+    SocketOptions options = pair.owner().upstreamOptions();
     ProxyHeader.Version proxyProtocol = attempt.proxyProtocol();
     byte[] header =
         proxyProtocol == null

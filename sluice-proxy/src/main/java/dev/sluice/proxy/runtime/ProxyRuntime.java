@@ -443,7 +443,8 @@ public final class ProxyRuntime implements AutoCloseable {
         tls,
         tlsFiles,
         clusterMap,
-        SocketOptions.defaults(),
+        // Built once here, not per connect: the upstream connection keeps its options.
+        SocketOptions.defaults().withConnectTimeout(l.timeouts().connect()),
         admission,
         proxyProtocol,
         FingerprintCheck.of(l.limits().ja3Blocklist(), l.limits().ja4Blocklist()));

@@ -217,7 +217,7 @@ class RelaySeamTest {
 
     @Override
     public SocketOptions upstreamOptions() {
-      return SocketOptions.defaults();
+      return SocketOptions.defaults().withConnectTimeout(timeouts().connect());
     }
 
     @Override
