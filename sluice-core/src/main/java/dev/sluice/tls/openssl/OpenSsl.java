@@ -52,7 +52,12 @@ public final class OpenSsl {
   static final int SSL_TLSEXT_ERR_OK = 0;
   static final int SSL_TLSEXT_ERR_ALERT_FATAL = 2;
   static final int SSL_TLSEXT_ERR_NOACK = 3;
+  static final int SSL_AD_DECODE_ERROR = 50;
   static final int SSL_AD_UNRECOGNIZED_NAME = 112;
+  static final int SSL_CLIENT_HELLO_SUCCESS = 1;
+  static final int SSL_CLIENT_HELLO_ERROR = 0;
+  static final int TLSEXT_TYPE_SERVER_NAME = 0;
+  static final int TLSEXT_NAMETYPE_HOST_NAME = 0;
   static final int SSL_AD_NO_APPLICATION_PROTOCOL = 120;
   static final int TLS1_2_VERSION = 0x0303;
   static final int TLS1_3_VERSION = 0x0304;
@@ -223,6 +228,8 @@ public final class OpenSsl {
         h("SSL_CTX_add_client_CA", f(JAVA_INT, ADDRESS, ADDRESS));
     static final MethodHandle SSL_CTX_SET_ALPN_SELECT_CB =
         h("SSL_CTX_set_alpn_select_cb", v(ADDRESS, ADDRESS, ADDRESS));
+    static final MethodHandle SSL_CTX_SET_CLIENT_HELLO_CB =
+        h("SSL_CTX_set_client_hello_cb", v(ADDRESS, ADDRESS, ADDRESS));
     static final MethodHandle SSL_CTX_SET_SESSION_ID_CONTEXT =
         h("SSL_CTX_set_session_id_context", f(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
     static final MethodHandle SSL_CTX_SET_TIMEOUT =
@@ -244,6 +251,10 @@ public final class OpenSsl {
         h("SSL_ctrl", f(JAVA_LONG, ADDRESS, JAVA_INT, JAVA_LONG, ADDRESS));
     static final MethodHandle SSL_GET_SERVERNAME =
         h("SSL_get_servername", f(ADDRESS, ADDRESS, JAVA_INT));
+    static final MethodHandle SSL_CLIENT_HELLO_GET0_EXT =
+        h("SSL_client_hello_get0_ext", f(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, ADDRESS));
+    static final MethodHandle SSL_SET_SESSION_ID_CONTEXT =
+        h("SSL_set_session_id_context", f(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
     static final MethodHandle SSL_SET_SSL_CTX = h("SSL_set_SSL_CTX", f(ADDRESS, ADDRESS, ADDRESS));
     static final MethodHandle SSL_GET_SSL_CTX = h("SSL_get_SSL_CTX", f(ADDRESS, ADDRESS));
     static final MethodHandle SSL_GET_VERSION = h("SSL_get_version", f(ADDRESS, ADDRESS));
