@@ -37,6 +37,9 @@ public final class OpenSsl {
   static final long SSL_MODE_RELEASE_BUFFERS = 0x10;
   static final int SSL_CTRL_MODE = 33;
   static final int SSL_CTRL_SET_SESS_CACHE_SIZE = 42;
+  static final int SSL_CTRL_SET_SESS_CACHE_MODE = 44;
+  static final long SSL_SESS_CACHE_CLIENT = 0x0001;
+  static final long SSL_SESS_CACHE_NO_INTERNAL_STORE = 0x0200;
   static final int SSL_CTRL_GET_SESS_CACHE_SIZE = 43;
   static final int SSL_CTRL_SET_TLSEXT_SERVERNAME_CB = 53;
   static final int SSL_CTRL_SET_TLSEXT_HOSTNAME = 55;
@@ -220,8 +223,6 @@ public final class OpenSsl {
         h("SSL_CTX_check_private_key", f(JAVA_INT, ADDRESS));
     static final MethodHandle SSL_CTX_GET_CERT_STORE =
         h("SSL_CTX_get_cert_store", f(ADDRESS, ADDRESS));
-    static final MethodHandle SSL_CTX_SET_DEFAULT_VERIFY_PATHS =
-        h("SSL_CTX_set_default_verify_paths", f(JAVA_INT, ADDRESS));
     static final MethodHandle SSL_CTX_SET_VERIFY =
         h("SSL_CTX_set_verify", v(ADDRESS, JAVA_INT, ADDRESS));
     static final MethodHandle SSL_CTX_ADD_CLIENT_CA =
@@ -273,6 +274,14 @@ public final class OpenSsl {
         h("SSL_get_peer_cert_chain", f(ADDRESS, ADDRESS));
     static final MethodHandle SSL_SESSION_REUSED = h("SSL_session_reused", f(JAVA_INT, ADDRESS));
     static final MethodHandle SSL_GET_SESSION = h("SSL_get_session", f(ADDRESS, ADDRESS));
+    static final MethodHandle SSL_SET_SESSION = h("SSL_set_session", f(JAVA_INT, ADDRESS, ADDRESS));
+    static final MethodHandle SSL_SESSION_FREE = h("SSL_SESSION_free", v(ADDRESS));
+    static final MethodHandle SSL_SESSION_IS_RESUMABLE =
+        h("SSL_SESSION_is_resumable", f(JAVA_INT, ADDRESS));
+    static final MethodHandle SSL_SESSION_GET_PROTOCOL_VERSION =
+        h("SSL_SESSION_get_protocol_version", f(JAVA_INT, ADDRESS));
+    static final MethodHandle SSL_CTX_SESS_SET_NEW_CB =
+        h("SSL_CTX_sess_set_new_cb", v(ADDRESS, ADDRESS));
     static final MethodHandle SSL_SESSION_GET_TIME =
         h("SSL_SESSION_get_time", f(JAVA_LONG, ADDRESS));
     static final MethodHandle SSL_SESSION_GET_ID =
