@@ -81,6 +81,32 @@ public final class TlsClient {
     return config;
   }
 
+  /**
+   * How many servers' sessions this client keeps to resume (on OpenSSL, its own cache; on the JDK,
+   * the context's client session cache).
+   */
+  public int cachedSessions() {
+    if (openssl != null) {
+      return openssl.cachedSessions();
+    }
+    return java.util.Collections.list(context.getClientSessionContext().getIds()).size();
+  }
+
+  /** Forgets every session kept: the next connections handshake in full. */
+  public void clearSessions() {
+    if (openssl != null) {
+      openssl.clearSessions();
+    } else {
+      javax.net.ssl.SSLSessionContext sessions = context.getClientSessionContext();
+      for (byte[] id : java.util.Collections.list(sessions.getIds())) {
+        javax.net.ssl.SSLSession session = sessions.getSession(id);
+        if (session != null) {
+          session.invalidate();
+        }
+      }
+    }
+  }
+
   /** The engine this client runs: {@link TlsEngineKind#JDK} or {@link TlsEngineKind#OPENSSL}. */
   public TlsEngineKind engine() {
     return openssl != null ? TlsEngineKind.OPENSSL : TlsEngineKind.JDK;
@@ -148,14 +174,20 @@ public final class TlsClient {
       throw new IllegalArgumentException(
           "no server name to verify for " + address + ": set TlsClientConfig.serverName");
     }
-    TlsConnection.EngineFactory engines = transport -> newEngine(host, port, serverName);
+    TlsConnection.EngineFactory engines =
+        transport -> newEngine(host, port, serverName, String.valueOf(address));
     return new TlsConnection(engines, app, config.handshakeTimeout(), ready);
   }
 
   private SSLEngine newEngine(String host, int port, String explicitServerName)
       throws SSLException {
+    return newEngine(host, port, explicitServerName, host + ":" + port);
+  }
+
+  private SSLEngine newEngine(String host, int port, String explicitServerName, String server)
+      throws SSLException {
     if (openssl != null) {
-      return openssl.newEngine(host, port, explicitServerName);
+      return openssl.newEngine(host, port, explicitServerName, server);
     }
     SSLEngine engine =
         host == null ? context.createSSLEngine() : context.createSSLEngine(host, port);

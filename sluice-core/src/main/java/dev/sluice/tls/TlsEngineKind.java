@@ -11,8 +11,8 @@ import java.util.Locale;
 public enum TlsEngineKind {
   /**
    * For a server, OpenSSL when libssl.so.3 loads in this JVM (and the settings allow it), else the
-   * JDK; for a client always the JDK (OpenSSL's client here resumes no sessions and, without a CA,
-   * would trust the system's default paths instead of the JVM's cacerts).
+   * JDK; for a client the JDK (OpenSSL's client resumes sessions and trusts the JVM's default
+   * authorities too, but has not yet run the whole test matrix as the default).
    */
   AUTO,
   /** OpenSSL's libssl 3; an error where it cannot load. */

@@ -99,10 +99,11 @@ public final class TlsServer {
       case OPTIONAL -> parameters.setWantClientAuth(true);
       case NONE -> parameters.setNeedClientAuth(false);
     }
-    if (config.defaultKey() == null) {
-      // No certificate for unknown names: refuse them with unrecognized_name.
-      parameters.setSNIMatchers(List.of(knownNames(config)));
-    }
+    // No certificate for unknown names: refuse them with unrecognized_name. With a default one,
+    // a matcher that takes every name: the JDK keeps a session's server name, and refuses to
+    // resume it under another (RFC 6066, section 3), only when a matcher chose that name.
+    parameters.setSNIMatchers(
+        List.of(config.defaultKey() == null ? knownNames(config) : ANY_HOST_NAME));
     try {
       context.createSSLEngine().setSSLParameters(parameters); // fail now on unknown protocols
     } catch (IllegalArgumentException e) {
@@ -202,6 +203,8 @@ public final class TlsServer {
     engine.setSSLParameters(parameters);
     return engine;
   }
+
+  private static final SNIMatcher ANY_HOST_NAME = SNIHostName.createSNIMatcher(".*");
 
   private static SNIMatcher knownNames(TlsServerConfig config) {
     List<String> patterns = new ArrayList<>();

@@ -264,30 +264,29 @@ final class ContextSetup {
   }
 
   /**
-   * Verifies peers against {@code trust} (the system's default paths when null); {@code advertise}
-   * also names its authorities in a server's certificate request.
+   * Verifies peers against {@code trust}, or when null against the JVM's default authorities (its
+   * cacerts, or what {@code javax.net.ssl.trustStore} names), as the JDK engine does: never the
+   * system's OpenSSL paths, which the JVM's settings do not govern. {@code advertise} also names
+   * the authorities in a server's certificate request.
    */
   static void trust(MemorySegment ctx, TrustMaterial trust, int verifyMode, boolean advertise)
       throws GeneralSecurityException {
+    List<X509Certificate> authorities =
+        trust != null ? trust.authorities() : jvmDefaultAuthorities();
+    String source = trust != null ? trust.toString() : "the JVM's default trust";
     try (Arena arena = Arena.ofConfined()) {
       OpenSsl.Lib.SSL_CTX_SET_VERIFY.invokeExact(ctx, verifyMode, MemorySegment.NULL);
-      if (trust == null) {
-        OpenSsl.check(
-            (int) OpenSsl.Lib.SSL_CTX_SET_DEFAULT_VERIFY_PATHS.invokeExact(ctx),
-            "cannot load the system's trusted certificates");
-        return;
-      }
       MemorySegment store = (MemorySegment) OpenSsl.Lib.SSL_CTX_GET_CERT_STORE.invokeExact(ctx);
-      for (X509Certificate authority : trust.authorities()) {
+      for (X509Certificate authority : authorities) {
         MemorySegment x = x509(arena, authority);
         try {
           OpenSsl.check(
               (int) OpenSsl.Lib.X509_STORE_ADD_CERT.invokeExact(store, x),
-              "OpenSSL refuses a trusted certificate of " + trust);
+              "OpenSSL refuses a trusted certificate of " + source);
           if (advertise) {
             OpenSsl.check(
                 (int) OpenSsl.Lib.SSL_CTX_ADD_CLIENT_CA.invokeExact(ctx, x),
-                "OpenSSL refuses a client CA of " + trust);
+                "OpenSSL refuses a client CA of " + source);
           }
         } finally {
           OpenSsl.Lib.X509_FREE.invokeExact(x);
@@ -298,6 +297,20 @@ final class ContextSetup {
     } catch (Throwable e) {
       throw OpenSsl.rethrow(e);
     }
+  }
+
+  /** The authorities the JVM's default trust manager accepts. */
+  private static List<X509Certificate> jvmDefaultAuthorities() throws GeneralSecurityException {
+    javax.net.ssl.TrustManagerFactory factory =
+        javax.net.ssl.TrustManagerFactory.getInstance(
+            javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+    factory.init((java.security.KeyStore) null);
+    for (javax.net.ssl.TrustManager manager : factory.getTrustManagers()) {
+      if (manager instanceof javax.net.ssl.X509TrustManager x509) {
+        return List.of(x509.getAcceptedIssuers());
+      }
+    }
+    throw new GeneralSecurityException("the JVM has no default X.509 trust manager");
   }
 
   /** An OpenSSL X509 (free it) from a Java certificate. */

@@ -37,6 +37,9 @@ public final class OpenSsl {
   static final long SSL_MODE_RELEASE_BUFFERS = 0x10;
   static final int SSL_CTRL_MODE = 33;
   static final int SSL_CTRL_SET_SESS_CACHE_SIZE = 42;
+  static final int SSL_CTRL_SET_SESS_CACHE_MODE = 44;
+  static final long SSL_SESS_CACHE_CLIENT = 0x0001;
+  static final long SSL_SESS_CACHE_NO_INTERNAL_STORE = 0x0200;
   static final int SSL_CTRL_GET_SESS_CACHE_SIZE = 43;
   static final int SSL_CTRL_SET_TLSEXT_SERVERNAME_CB = 53;
   static final int SSL_CTRL_SET_TLSEXT_HOSTNAME = 55;
@@ -52,7 +55,12 @@ public final class OpenSsl {
   static final int SSL_TLSEXT_ERR_OK = 0;
   static final int SSL_TLSEXT_ERR_ALERT_FATAL = 2;
   static final int SSL_TLSEXT_ERR_NOACK = 3;
+  static final int SSL_AD_DECODE_ERROR = 50;
   static final int SSL_AD_UNRECOGNIZED_NAME = 112;
+  static final int SSL_CLIENT_HELLO_SUCCESS = 1;
+  static final int SSL_CLIENT_HELLO_ERROR = 0;
+  static final int TLSEXT_TYPE_SERVER_NAME = 0;
+  static final int TLSEXT_NAMETYPE_HOST_NAME = 0;
   static final int SSL_AD_NO_APPLICATION_PROTOCOL = 120;
   static final int TLS1_2_VERSION = 0x0303;
   static final int TLS1_3_VERSION = 0x0304;
@@ -215,14 +223,14 @@ public final class OpenSsl {
         h("SSL_CTX_check_private_key", f(JAVA_INT, ADDRESS));
     static final MethodHandle SSL_CTX_GET_CERT_STORE =
         h("SSL_CTX_get_cert_store", f(ADDRESS, ADDRESS));
-    static final MethodHandle SSL_CTX_SET_DEFAULT_VERIFY_PATHS =
-        h("SSL_CTX_set_default_verify_paths", f(JAVA_INT, ADDRESS));
     static final MethodHandle SSL_CTX_SET_VERIFY =
         h("SSL_CTX_set_verify", v(ADDRESS, JAVA_INT, ADDRESS));
     static final MethodHandle SSL_CTX_ADD_CLIENT_CA =
         h("SSL_CTX_add_client_CA", f(JAVA_INT, ADDRESS, ADDRESS));
     static final MethodHandle SSL_CTX_SET_ALPN_SELECT_CB =
         h("SSL_CTX_set_alpn_select_cb", v(ADDRESS, ADDRESS, ADDRESS));
+    static final MethodHandle SSL_CTX_SET_CLIENT_HELLO_CB =
+        h("SSL_CTX_set_client_hello_cb", v(ADDRESS, ADDRESS, ADDRESS));
     static final MethodHandle SSL_CTX_SET_SESSION_ID_CONTEXT =
         h("SSL_CTX_set_session_id_context", f(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
     static final MethodHandle SSL_CTX_SET_TIMEOUT =
@@ -244,6 +252,10 @@ public final class OpenSsl {
         h("SSL_ctrl", f(JAVA_LONG, ADDRESS, JAVA_INT, JAVA_LONG, ADDRESS));
     static final MethodHandle SSL_GET_SERVERNAME =
         h("SSL_get_servername", f(ADDRESS, ADDRESS, JAVA_INT));
+    static final MethodHandle SSL_CLIENT_HELLO_GET0_EXT =
+        h("SSL_client_hello_get0_ext", f(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, ADDRESS));
+    static final MethodHandle SSL_SET_SESSION_ID_CONTEXT =
+        h("SSL_set_session_id_context", f(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
     static final MethodHandle SSL_SET_SSL_CTX = h("SSL_set_SSL_CTX", f(ADDRESS, ADDRESS, ADDRESS));
     static final MethodHandle SSL_GET_SSL_CTX = h("SSL_get_SSL_CTX", f(ADDRESS, ADDRESS));
     static final MethodHandle SSL_GET_VERSION = h("SSL_get_version", f(ADDRESS, ADDRESS));
@@ -262,6 +274,14 @@ public final class OpenSsl {
         h("SSL_get_peer_cert_chain", f(ADDRESS, ADDRESS));
     static final MethodHandle SSL_SESSION_REUSED = h("SSL_session_reused", f(JAVA_INT, ADDRESS));
     static final MethodHandle SSL_GET_SESSION = h("SSL_get_session", f(ADDRESS, ADDRESS));
+    static final MethodHandle SSL_SET_SESSION = h("SSL_set_session", f(JAVA_INT, ADDRESS, ADDRESS));
+    static final MethodHandle SSL_SESSION_FREE = h("SSL_SESSION_free", v(ADDRESS));
+    static final MethodHandle SSL_SESSION_IS_RESUMABLE =
+        h("SSL_SESSION_is_resumable", f(JAVA_INT, ADDRESS));
+    static final MethodHandle SSL_SESSION_GET_PROTOCOL_VERSION =
+        h("SSL_SESSION_get_protocol_version", f(JAVA_INT, ADDRESS));
+    static final MethodHandle SSL_CTX_SESS_SET_NEW_CB =
+        h("SSL_CTX_sess_set_new_cb", v(ADDRESS, ADDRESS));
     static final MethodHandle SSL_SESSION_GET_TIME =
         h("SSL_SESSION_get_time", f(JAVA_LONG, ADDRESS));
     static final MethodHandle SSL_SESSION_GET_ID =

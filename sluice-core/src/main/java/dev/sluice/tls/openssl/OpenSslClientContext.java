@@ -10,30 +10,56 @@ import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
 
 /**
- * A TLS client on OpenSSL: one SSL_CTX from a {@link TlsClientConfig} (trust, client certificate,
- * protocols, suites, groups); each engine sends its server name (SNI, never an IP address),
- * verifies it against the certificate when the config says so, and offers the config's ALPN
- * protocols.
+ * A TLS client on OpenSSL: one SSL_CTX from a {@link TlsClientConfig} (trust: the configured
+ * authorities, or the JVM's default ones, never the system's paths; client certificate, protocols,
+ * suites, groups); each engine sends its server name (SNI, never an IP address), verifies it
+ * against the certificate when the config says so, and offers the config's ALPN protocols. It
+ * resumes sessions: each server's (host, port and name sent) is kept in a bounded cache of its own
+ * ({@link ClientSessionCache}), not in OpenSSL's, and offered to the next connection to it.
  */
+@SuppressWarnings("restricted") // native calls are this package's job
 public final class OpenSslClientContext implements OpenSslEngine.Owner {
   private static final Cleaner CLEANER = Cleaner.create();
+
+  /** How many servers' sessions a client keeps by default. */
+  public static final int DEFAULT_SESSION_CACHE_SIZE = 256;
 
   private final TlsClientConfig config;
   private final MemorySegment ctx;
   private final byte[] alpn;
+  private final ClientSessionCache sessions;
 
-  private OpenSslClientContext(TlsClientConfig config, MemorySegment ctx, byte[] alpn) {
+  private OpenSslClientContext(
+      TlsClientConfig config, MemorySegment ctx, byte[] alpn, ClientSessionCache sessions) {
     this.config = config;
     this.ctx = ctx;
     this.alpn = alpn;
+    this.sessions = sessions;
+  }
+
+  /** Builds the context of {@code config}, keeping up to {@link #DEFAULT_SESSION_CACHE_SIZE}. */
+  public static OpenSslClientContext create(TlsClientConfig config)
+      throws GeneralSecurityException {
+    return create(config, DEFAULT_SESSION_CACHE_SIZE);
+  }
+
+  /** How many servers' sessions it holds now. */
+  public int cachedSessions() {
+    return sessions.size();
+  }
+
+  /** SSL_SESSIONs held by the session caches of every OpenSSL client in this process. */
+  public static long liveSessionCount() {
+    return ClientSessionCache.liveCount();
   }
 
   /**
-   * Builds the context of {@code config}.
+   * Builds the context of {@code config}, keeping the sessions of up to {@code sessionCacheSize}
+   * servers (0: none, every handshake a full one).
    *
    * @throws GeneralSecurityException when OpenSSL refuses a setting, the certificate or the key
    */
-  public static OpenSslClientContext create(TlsClientConfig config)
+  public static OpenSslClientContext create(TlsClientConfig config, int sessionCacheSize)
       throws GeneralSecurityException {
     String reason = OpenSsl.unavailableReason();
     if (reason != null) {
@@ -46,14 +72,30 @@ public final class OpenSslClientContext implements OpenSslEngine.Owner {
       if (config.clientKey() != null) {
         ContextSetup.useKey(ctx, config.clientKey());
       }
+      // New sessions come to the callback, which keeps them; none in OpenSSL's internal cache.
+      ContextSetup.ctrl(
+          ctx,
+          OpenSsl.SSL_CTRL_SET_SESS_CACHE_MODE,
+          OpenSsl.SSL_SESS_CACHE_CLIENT | OpenSsl.SSL_SESS_CACHE_NO_INTERNAL_STORE,
+          MemorySegment.NULL);
+      OpenSsl.Lib.SSL_CTX_SESS_SET_NEW_CB.invokeExact(ctx, NEW_SESSION);
+      ClientSessionCache sessions = new ClientSessionCache(sessionCacheSize);
       OpenSslClientContext client =
           new OpenSslClientContext(
-              config, ctx, ContextSetup.alpnWire(config.applicationProtocols()));
-      CLEANER.register(client, () -> ContextSetup.free(ctx));
+              config, ctx, ContextSetup.alpnWire(config.applicationProtocols()), sessions);
+      CLEANER.register(
+          client,
+          () -> {
+            sessions.clear();
+            ContextSetup.free(ctx);
+          });
       return client;
     } catch (GeneralSecurityException | RuntimeException e) {
       ContextSetup.free(ctx);
       throw e;
+    } catch (Throwable e) {
+      ContextSetup.free(ctx);
+      throw OpenSsl.rethrow(e);
     }
   }
 
@@ -64,6 +106,17 @@ public final class OpenSslClientContext implements OpenSslEngine.Owner {
    * @param serverName sent as SNI unless an IP address; null for {@code host}
    */
   public SSLEngine newEngine(String host, int port, String serverName) throws SSLException {
+    return newEngine(host, port, serverName, host + ":" + port);
+  }
+
+  /**
+   * A client engine for a connection to {@code host}, resuming the session last kept for {@code
+   * server} and the name sent.
+   *
+   * @param server where the connection goes (an address), the session cache's key with the name
+   */
+  public SSLEngine newEngine(String host, int port, String serverName, String server)
+      throws SSLException {
     OpenSslEngine engine =
         new OpenSslEngine(
             this,
@@ -96,6 +149,9 @@ public final class OpenSslClientContext implements OpenSslEngine.Owner {
           throw OpenSsl.failure("cannot verify the server name " + sni, false);
         }
       }
+      String key = ClientSessionCache.key(server, sni != null && !isIpLiteral(sni) ? sni : null);
+      engine.sessionKey(key);
+      sessions.offer(key, ssl);
       if (alpn.length > 0
           && (int)
                   OpenSsl.Lib.SSL_SET_ALPN_PROTOS.invokeExact(
@@ -112,6 +168,53 @@ public final class OpenSslClientContext implements OpenSslEngine.Owner {
     } catch (Throwable e) {
       engine.free();
       throw OpenSsl.rethrow(e);
+    }
+  }
+
+  /** Frees every session this client keeps (the next connections handshake in full). */
+  public void clearSessions() {
+    sessions.clear();
+  }
+
+  private static final MemorySegment NEW_SESSION;
+
+  static {
+    try {
+      NEW_SESSION =
+          java.lang.foreign.Linker.nativeLinker()
+              .upcallStub(
+                  java.lang.invoke.MethodHandles.lookup()
+                      .findStatic(
+                          OpenSslClientContext.class,
+                          "onNewSession",
+                          java.lang.invoke.MethodType.methodType(
+                              int.class, MemorySegment.class, MemorySegment.class)),
+                  java.lang.foreign.FunctionDescriptor.of(
+                      java.lang.foreign.ValueLayout.JAVA_INT,
+                      java.lang.foreign.ValueLayout.ADDRESS,
+                      java.lang.foreign.ValueLayout.ADDRESS),
+                  Arena.global());
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  /**
+   * int (*)(SSL *ssl, SSL_SESSION *sess): a session (a TLS 1.2 one at the end of its handshake, a
+   * TLS 1.3 ticket whenever it comes) for the engine's server; 1 keeps OpenSSL's reference.
+   */
+  private static int onNewSession(MemorySegment ssl, MemorySegment session) {
+    try {
+      if (CallbackBio.current() instanceof OpenSslEngine engine
+          && engine.owner() instanceof OpenSslClientContext client
+          && engine.sessionKey() != null
+          && client.sessions.capacity() > 0) {
+        client.sessions.store(engine.sessionKey(), session);
+        return 1;
+      }
+      return 0;
+    } catch (Throwable e) {
+      return 0;
     }
   }
 

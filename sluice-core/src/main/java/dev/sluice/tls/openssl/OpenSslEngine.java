@@ -63,6 +63,7 @@ public final class OpenSslEngine extends SSLEngine implements CallbackBio.Io {
   private final Cleaner.Cleanable cleanable;
   private List<X509Certificate> localChain;
   private String requestedServerName;
+  private String sessionKey;
   private String refusal;
   private long resumedSessionMillis = -1;
 
@@ -141,6 +142,15 @@ public final class OpenSslEngine extends SSLEngine implements CallbackBio.Io {
   void serverNameChosen(String name, List<X509Certificate> chain) {
     this.requestedServerName = name;
     this.localChain = chain;
+  }
+
+  /** The client's session cache key: the server this engine connects to. */
+  void sessionKey(String key) {
+    this.sessionKey = key;
+  }
+
+  String sessionKey() {
+    return sessionKey;
   }
 
   /** The name this client sends (SNI). */

@@ -3,6 +3,7 @@ package dev.sluice.tls.openssl;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import dev.sluice.tls.ClientAuth;
 import dev.sluice.tls.KeyMaterial;
@@ -29,17 +30,22 @@ import javax.net.ssl.SSLSessionContext;
 /**
  * A TLS server on OpenSSL: one SSL_CTX per certificate of a {@link TlsServerConfig}, all with the
  * same settings. A connection starts on the default certificate's context (or the first one) and is
- * moved to the certificate its client names in the servername callback, by the same rule as the JDK
- * engine's key manager: the exact name, then a one-label wildcard, then the default; no default
- * refuses the handshake (unrecognized_name). The starting context keeps the session cache and
- * ticket keys of every connection, whichever certificate it ends on. With OCSP stapling, each
- * context's status callback staples the response held for its own certificate ({@link
- * OcspStapling#responses}), so a connection moved by SNI staples its certificate's.
+ * moved to the certificate its client names in the ClientHello callback, by the same rule as the
+ * JDK engine's key manager: the exact name, then a one-label wildcard, then the default; no default
+ * refuses the handshake (unrecognized_name). The name is read from the hello itself, before OpenSSL
+ * looks for a session to resume, and the connection gets a session id context of that name: a
+ * session resumes only under the name it was made for (RFC 6066, section 3), and the connection
+ * reports the name its client sent (OpenSSL's SSL_get_servername says a resumed TLS 1.2 session's).
+ * The starting context keeps the session cache and ticket keys of every connection, whichever
+ * certificate it ends on. With OCSP stapling, each context's status callback staples the response
+ * held for its own certificate ({@link OcspStapling#responses}), so a connection moved by SNI
+ * staples its certificate's.
  */
 @SuppressWarnings("restricted") // native calls are this package's job
 public final class OpenSslServerContext implements OpenSslEngine.Owner {
   private static final Cleaner CLEANER = Cleaner.create();
   private static final int SSL_AD_HANDSHAKE_FAILURE = 40;
+  private static final int SSL_AD_INTERNAL_ERROR = 80;
 
   /** One certificate's context, and where its OCSP responses are read (null without stapling). */
   private record Certificate(MemorySegment ctx, KeyMaterial key, Supplier<byte[]> ocsp) {}
@@ -50,6 +56,7 @@ public final class OpenSslServerContext implements OpenSslEngine.Owner {
   private final Map<Long, Certificate> byContext;
   private final byte[] alpn;
   private final TicketKeys ticketKeys;
+  private final byte[] sessionContext;
   private final OpenSslSessionContext sessions;
 
   private OpenSslServerContext(
@@ -58,13 +65,15 @@ public final class OpenSslServerContext implements OpenSslEngine.Owner {
       Map<String, Certificate> byName,
       Map<Long, Certificate> byContext,
       byte[] alpn,
-      TicketKeys ticketKeys) {
+      TicketKeys ticketKeys,
+      byte[] sessionContext) {
     this.initial = initial;
     this.fallback = fallback;
     this.byName = byName;
     this.byContext = byContext;
     this.alpn = alpn;
     this.ticketKeys = ticketKeys;
+    this.sessionContext = sessionContext;
     this.sessions = new OpenSslSessionContext(initial.ctx(), this);
   }
 
@@ -102,7 +111,13 @@ public final class OpenSslServerContext implements OpenSslEngine.Owner {
       }
       OpenSslServerContext server =
           new OpenSslServerContext(
-              initial, fallback, Map.copyOf(byName), Map.copyOf(byContext), alpn, ticketKeys);
+              initial,
+              fallback,
+              Map.copyOf(byName),
+              Map.copyOf(byContext),
+              alpn,
+              ticketKeys,
+              sessionContext);
       List<MemorySegment> owned = List.copyOf(made);
       CLEANER.register(server, () -> owned.forEach(ContextSetup::free));
       return server;
@@ -142,6 +157,9 @@ public final class OpenSslServerContext implements OpenSslEngine.Owner {
               OpenSsl.Lib.SSL_CTX_SET_SESSION_ID_CONTEXT.invokeExact(
                   ctx, arena.allocateFrom(JAVA_BYTE, sessionContext), sessionContext.length),
           "cannot set the session id context");
+      // On every context: a TLS 1.3 hello after a HelloRetryRequest is seen by the chosen one.
+      OpenSsl.Lib.SSL_CTX_SET_CLIENT_HELLO_CB.invokeExact(
+          ctx, Callbacks.CLIENT_HELLO, MemorySegment.NULL);
       long ignored =
           (long)
               OpenSsl.Lib.SSL_CTX_CALLBACK_CTRL.invokeExact(
@@ -177,7 +195,8 @@ public final class OpenSslServerContext implements OpenSslEngine.Owner {
    * ticket keys shared through a file one made on a listener without client auth does not resume on
    * one that requires a certificate, nor one made before a change of certificates or cipher policy
    * after it; and it is the same on every context of one server, whichever certificate SNI moved a
-   * connection to.
+   * connection to. A connection replaces it with {@link #sessionContext(String)} of the name its
+   * client sends.
    */
   private static byte[] sessionContext(TlsServerConfig config) throws GeneralSecurityException {
     java.security.MessageDigest digest = java.security.MessageDigest.getInstance("SHA-256");
@@ -203,6 +222,23 @@ public final class OpenSslServerContext implements OpenSslEngine.Owner {
     digestPart(digest, "tls13 " + config.ciphers().tls13Suites());
     digestPart(digest, "groups " + config.ciphers().groups());
     return digest.digest(); // 32 bytes: SSL_MAX_SID_CTX_LENGTH
+  }
+
+  /**
+   * The session id context of a connection whose client asks for {@code serverName} (null: none):
+   * the server's, bound to the name (in lower case, as names match), so that a session made for one
+   * name never resumes under another, even on the same certificate (RFC 6066, section 3: a server
+   * "MUST NOT accept the request to resume the session if the server_name extension contains a
+   * different name"), by ticket or from the cache, in TLS 1.2 and 1.3 alike.
+   */
+  private byte[] sessionContext(String serverName) throws GeneralSecurityException {
+    if (serverName == null) {
+      return sessionContext;
+    }
+    java.security.MessageDigest digest = java.security.MessageDigest.getInstance("SHA-256");
+    digestPart(digest, sessionContext);
+    digestPart(digest, "serverName " + serverName.toLowerCase(Locale.ROOT));
+    return digest.digest();
   }
 
   /** One length-prefixed part, so that no two different settings digest alike. */
@@ -257,6 +293,7 @@ public final class OpenSslServerContext implements OpenSslEngine.Owner {
 
   /** The upcalls OpenSSL makes during a server handshake, on the thread running it. */
   static final class Callbacks {
+    static final MemorySegment CLIENT_HELLO;
     static final MemorySegment SERVER_NAME;
     static final MemorySegment ALPN;
     static final MemorySegment STATUS;
@@ -269,6 +306,15 @@ public final class OpenSslServerContext implements OpenSslEngine.Owner {
       try {
         Linker linker = Linker.nativeLinker();
         MethodHandles.Lookup lookup = MethodHandles.lookup();
+        CLIENT_HELLO =
+            linker.upcallStub(
+                lookup.findStatic(
+                    Callbacks.class,
+                    "onClientHello",
+                    MethodType.methodType(
+                        int.class, MemorySegment.class, MemorySegment.class, MemorySegment.class)),
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS),
+                Arena.global());
         SERVER_NAME =
             linker.upcallStub(
                 lookup.findStatic(
@@ -316,42 +362,85 @@ public final class OpenSslServerContext implements OpenSslEngine.Owner {
           : null;
     }
 
-    /** int (*)(SSL *s, int *al, void *arg): picks the certificate for the client's name. */
-    private static int onServerName(MemorySegment ssl, MemorySegment alert, MemorySegment arg) {
+    /**
+     * int (*)(SSL *s, int *al, void *arg), the ClientHello callback: reads the name the client asks
+     * for from its hello, moves the connection to that name's certificate and gives it that name's
+     * session id context, before OpenSSL looks for a session to resume; no certificate for the name
+     * (or none sent, without a default) refuses the handshake.
+     */
+    private static int onClientHello(MemorySegment ssl, MemorySegment alert, MemorySegment arg) {
       try {
         OpenSslEngine engine = engine();
         if (engine == null) {
-          return OpenSsl.SSL_TLSEXT_ERR_ALERT_FATAL;
+          return OpenSsl.SSL_CLIENT_HELLO_ERROR;
         }
         OpenSslServerContext server = (OpenSslServerContext) engine.owner();
-        String name =
-            OpenSsl.string((MemorySegment) OpenSsl.Lib.SSL_GET_SERVERNAME.invokeExact(ssl, 0));
+        String name;
+        try (Arena arena = Arena.ofConfined()) {
+          MemorySegment data = arena.allocate(ADDRESS);
+          MemorySegment length = arena.allocate(JAVA_LONG);
+          int present =
+              (int)
+                  OpenSsl.Lib.SSL_CLIENT_HELLO_GET0_EXT.invokeExact(
+                      ssl, OpenSsl.TLSEXT_TYPE_SERVER_NAME, data, length);
+          if (present != 1) {
+            name = null;
+          } else {
+            switch (ServerNameExtension.parse(
+                data.get(ADDRESS, 0).reinterpret(length.get(JAVA_LONG, 0)))) {
+              case ServerNameExtension.Name(String host) -> name = host;
+              case ServerNameExtension.Malformed(String why) -> {
+                engine.refuse("the client's server_name extension is malformed: " + why);
+                return alert(alert, OpenSsl.SSL_AD_DECODE_ERROR);
+              }
+            }
+          }
+        }
         Certificate chosen = server.choose(name);
         if (chosen == null) {
           engine.refuse(
               name == null
                   ? "the client sent no server name and there is no default certificate"
                   : "unrecognized_name: no certificate for the server name " + name);
-          alert
-              .reinterpret(JAVA_INT.byteSize())
-              .set(
-                  JAVA_INT,
-                  0,
-                  name == null ? SSL_AD_HANDSHAKE_FAILURE : OpenSsl.SSL_AD_UNRECOGNIZED_NAME);
-          return OpenSsl.SSL_TLSEXT_ERR_ALERT_FATAL;
+          return alert(
+              alert, name == null ? SSL_AD_HANDSHAKE_FAILURE : OpenSsl.SSL_AD_UNRECOGNIZED_NAME);
         }
-        if (chosen != server.initial) {
+        MemorySegment current = (MemorySegment) OpenSsl.Lib.SSL_GET_SSL_CTX.invokeExact(ssl);
+        if (!current.equals(chosen.ctx())) {
           MemorySegment set =
               (MemorySegment) OpenSsl.Lib.SSL_SET_SSL_CTX.invokeExact(ssl, chosen.ctx());
           if (set.equals(MemorySegment.NULL)) {
-            return OpenSsl.SSL_TLSEXT_ERR_ALERT_FATAL;
+            return alert(alert, SSL_AD_INTERNAL_ERROR);
+          }
+        }
+        // After the move: SSL_set_SSL_CTX resets a context id that was the old context's.
+        byte[] id = server.sessionContext(name);
+        try (Arena arena = Arena.ofConfined()) {
+          if ((int)
+                  OpenSsl.Lib.SSL_SET_SESSION_ID_CONTEXT.invokeExact(
+                      ssl, arena.allocateFrom(JAVA_BYTE, id), id.length)
+              != 1) {
+            return alert(alert, SSL_AD_INTERNAL_ERROR);
           }
         }
         engine.serverNameChosen(name, chosen.key().chain());
-        return OpenSsl.SSL_TLSEXT_ERR_OK;
+        return OpenSsl.SSL_CLIENT_HELLO_SUCCESS;
       } catch (Throwable e) {
-        return OpenSsl.SSL_TLSEXT_ERR_ALERT_FATAL;
+        return OpenSsl.SSL_CLIENT_HELLO_ERROR;
       }
+    }
+
+    private static int alert(MemorySegment alert, int description) {
+      alert.reinterpret(JAVA_INT.byteSize()).set(JAVA_INT, 0, description);
+      return OpenSsl.SSL_CLIENT_HELLO_ERROR;
+    }
+
+    /**
+     * int (*)(SSL *s, int *al, void *arg): acknowledges the name the ClientHello callback already
+     * chose a certificate for, so that OpenSSL keeps it in a new session.
+     */
+    private static int onServerName(MemorySegment ssl, MemorySegment alert, MemorySegment arg) {
+      return engine() == null ? OpenSsl.SSL_TLSEXT_ERR_ALERT_FATAL : OpenSsl.SSL_TLSEXT_ERR_OK;
     }
 
     /**

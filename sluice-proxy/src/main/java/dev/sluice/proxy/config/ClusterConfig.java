@@ -212,18 +212,37 @@ public record ClusterConfig(
    * @param handshakeTimeout how long the TLS handshake may take once the TCP connect is up; one
    *     that times out is retried on another upstream like a connect that does ({@link
    *     Duration#ZERO}: no limit)
+   * @param engine the TLS implementation ({@code auto}: the JDK for a client)
    */
   public record UpstreamTls(
       Path ca,
       String serverName,
       List<String> alpn,
       ListenerTls.Certificate certificate,
-      Duration handshakeTimeout) {
+      Duration handshakeTimeout,
+      dev.sluice.tls.TlsEngineKind engine) {
     /** The default handshake timeout, as for a client's handshake with a listener. */
     public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
 
     public UpstreamTls {
       alpn = List.copyOf(alpn);
+      java.util.Objects.requireNonNull(engine, "engine");
+    }
+
+    /** On the default engine ({@link dev.sluice.tls.TlsEngineKind#defaultKind()}). */
+    public UpstreamTls(
+        Path ca,
+        String serverName,
+        List<String> alpn,
+        ListenerTls.Certificate certificate,
+        Duration handshakeTimeout) {
+      this(
+          ca,
+          serverName,
+          alpn,
+          certificate,
+          handshakeTimeout,
+          dev.sluice.tls.TlsEngineKind.defaultKind());
     }
 
     /** The files it is read from: the CA and the client certificate's (to watch, and compare). */

@@ -1081,7 +1081,15 @@ public final class ConfigReader {
   private ClusterConfig.UpstreamTls upstreamTls(YamlNode node) {
     Map<String, YamlNode> f =
         node.fields(
-            "ca", "serverName", "alpn", "cert", "key", "p12", "password", "handshakeTimeout");
+            "ca",
+            "serverName",
+            "alpn",
+            "cert",
+            "key",
+            "p12",
+            "password",
+            "handshakeTimeout",
+            "engine");
     Path ca = null;
     if (f.containsKey("ca")) {
       ca = readableFile(f.get("ca"));
@@ -1104,7 +1112,10 @@ public final class ConfigReader {
     }
     Duration handshakeTimeout =
         timeout(f, "handshakeTimeout", ClusterConfig.UpstreamTls.DEFAULT_HANDSHAKE_TIMEOUT);
-    return new ClusterConfig.UpstreamTls(ca, serverName, alpn, certificate, handshakeTimeout);
+    TlsEngineKind engine =
+        f.containsKey("engine") ? tlsEngine(f.get("engine"), false) : TlsEngineKind.defaultKind();
+    return new ClusterConfig.UpstreamTls(
+        ca, serverName, alpn, certificate, handshakeTimeout, engine);
   }
 
   // ---- timeouts and buffers ----

@@ -97,7 +97,8 @@ final class TlsSetup {
       TlsClientConfig config =
           TlsClientConfig.trusting(tls.ca() == null ? null : TrustMaterial.fromPem(tls.ca()))
               .withApplicationProtocols(tls.alpn().toArray(String[]::new))
-              .withHandshakeTimeout(handshakeTimeout);
+              .withHandshakeTimeout(handshakeTimeout)
+              .withEngine(tls.engine());
       if (tls.certificate() != null) {
         config = config.withClientKey(tls.certificate().load());
       }

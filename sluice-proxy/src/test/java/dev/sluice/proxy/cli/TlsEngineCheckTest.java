@@ -38,6 +38,42 @@ class TlsEngineCheckTest {
   }
 
   @Test
+  void aClustersEngineIsCheckedAtItsLine() throws Exception {
+    TestPki pki = TestPki.get();
+    Path file = dir.resolve("cluster.yaml");
+    Files.writeString(
+        file,
+        """
+        listeners:
+          - {name: front, address: 127.0.0.1:0, cluster: secure}
+        clusters:
+          - name: secure
+            upstreams: [{address: "127.0.0.1:9"}]
+            tls:
+              ca: "%s"
+              engine: boringssl
+        """
+            .formatted(pki.caCert));
+    try (ChildProxy check = ChildProxy.start(List.of(), "check", "--config", file.toString())) {
+      assertThat(check.awaitExit()).isEqualTo(2);
+      assertThat(String.join("\n", check.output()))
+          .contains(
+              "cluster.yaml:8: clusters[0].tls.engine: 'boringssl' is not one of auto, openssl, jdk");
+    }
+    try (ChildProxy check =
+        ChildProxy.start(
+            List.of(MISSING),
+            "check",
+            "--config",
+            Files.writeString(file, Files.readString(file).replace("boringssl", "openssl"))
+                .toString())) {
+      assertThat(check.awaitExit()).isEqualTo(2);
+      assertThat(String.join("\n", check.output()))
+          .contains("cluster.yaml:8: clusters[0].tls.engine: the OpenSSL engine cannot run here");
+    }
+  }
+
+  @Test
   void opensslIsAConfigErrorWhereItCannotLoadAndAutoIsNot() throws Exception {
     try (ChildProxy check =
         ChildProxy.start(List.of(MISSING), "check", "--config", config("openssl").toString())) {

@@ -38,6 +38,12 @@ class UpstreamTlsTest {
   /** openssl s_server answering each line reversed ({@code -rev}). */
   private static Process server(int port, Path cert, Path key, List<String> extra)
       throws IOException {
+    return server(port, cert, key, extra, true);
+  }
+
+  /** openssl s_server, answering each line reversed or ({@code reverse} false) as {@code extra}. */
+  private static Process server(int port, Path cert, Path key, List<String> extra, boolean reverse)
+      throws IOException {
     List<String> command =
         new ArrayList<>(
             List.of(
@@ -49,8 +55,10 @@ class UpstreamTlsTest {
                 cert.toString(),
                 "-key",
                 key.toString(),
-                "-rev",
                 "-quiet"));
+    if (reverse) {
+      command.add("-rev");
+    }
     command.addAll(extra);
     Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
     Thread.ofVirtual()
@@ -151,6 +159,81 @@ class UpstreamTlsTest {
       b.destroy();
       a.waitFor(10, TimeUnit.SECONDS);
       b.waitFor(10, TimeUnit.SECONDS);
+    }
+  }
+
+  /**
+   * {@code engine: openssl} on a cluster: the second connection to an upstream resumes the first
+   * one's session (s_server's page says "Reused"), TLS 1.3 and 1.2.
+   */
+  @Test
+  void anOpensslClusterResumesItsSessionWithAnUpstream() throws Exception {
+    TestPki.requireTool("openssl", "version");
+    org.assertj.core.api.Assumptions.assumeThat(
+            dev.sluice.tls.TlsEngineKind.openSslUnavailableReason())
+        .as("OpenSSL engine")
+        .isNull();
+    for (String protocol : List.of("TLSv1.3", "TLSv1.2")) {
+      int port = freePort();
+      Process upstream =
+          server(
+              port,
+              pki.serverCert,
+              pki.serverKey,
+              List.of("-www", protocol.equals("TLSv1.3") ? "-tls1_3" : "-tls1_2"),
+              false);
+      try (ProxyFixture proxy =
+          ProxyFixture.start(
+              yaml(
+                  port,
+                  "{ca: \"%s\", serverName: localhost, engine: openssl}".formatted(pki.caCert)),
+              dir)) {
+        assertThat(page(proxy)).contains("New, " + protocol);
+        assertThat(page(proxy)).as(protocol).contains("Reused, " + protocol);
+        assertThat(page(proxy)).as(protocol).contains("Reused, " + protocol);
+      } finally {
+        stop(upstream);
+      }
+    }
+  }
+
+  /**
+   * {@code engine: openssl} trusts the configured CA only: an upstream whose certificate another CA
+   * signed fails the handshake, and the pair says why.
+   */
+  @Test
+  void anOpensslClusterRefusesAnUpstreamItsCaDidNotSign() throws Exception {
+    TestPki.requireTool("openssl", "version");
+    org.assertj.core.api.Assumptions.assumeThat(
+            dev.sluice.tls.TlsEngineKind.openSslUnavailableReason())
+        .as("OpenSSL engine")
+        .isNull();
+    int port = freePort();
+    Process upstream = server(port, pki.serverCert, pki.serverKey, List.of());
+    try (ProxyFixture proxy =
+        ProxyFixture.start(
+            yaml(
+                port,
+                "{ca: \"%s\", serverName: localhost, engine: openssl}".formatted(pki.rogueCaCert)),
+            dir)) {
+      assertThat(roundTrip(proxy, "hello")).isNull();
+      Pair pair = proxy.awaitClosed(1).getFirst();
+      assertThat(pair.cause()).isEqualTo(CloseCause.UPSTREAM_TLS_FAILED);
+      assertThat(pair.causeDetail())
+          .contains("127.0.0.1:" + port)
+          .contains("unable to get local issuer certificate");
+    } finally {
+      stop(upstream);
+    }
+  }
+
+  /** The page an {@code s_server -www} upstream answers a request through the proxy with. */
+  private static String page(ProxyFixture proxy) throws IOException {
+    InetSocketAddress address = (InetSocketAddress) proxy.address("front");
+    try (Socket s = new Socket(address.getAddress(), address.getPort())) {
+      s.setSoTimeout((int) Await.PATIENCE.toMillis());
+      s.getOutputStream().write("GET / HTTP/1.0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+      return new String(s.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
     }
   }
 

@@ -7,6 +7,7 @@ import dev.sluice.proxy.forward.Pair;
 import dev.sluice.proxy.testing.EchoClient;
 import dev.sluice.proxy.testing.EchoClient.Security;
 import dev.sluice.proxy.testing.EchoServer;
+import dev.sluice.proxy.testing.OpensslSession;
 import dev.sluice.proxy.testing.ProxyFixture;
 import dev.sluice.proxy.testing.TlsEchoServer;
 import dev.sluice.testing.Await;
@@ -22,6 +23,8 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Routing by server name: after terminating TLS, and on a passthrough listener from a ClientHello
@@ -70,6 +73,56 @@ class SniRoutingTest {
       assertThat(refused.cause()).isEqualTo(CloseCause.NO_ROUTE);
       assertThat(refused.causeDetail()).contains("other.example");
       assertThat(a.accepted() + b.accepted()).as("no upstream for an unrouted client").isEqualTo(1);
+    }
+  }
+
+  /**
+   * A session made for one name and offered with another is not resumed: the client gets a full
+   * handshake with the other name's certificate, and the connection is routed (and logged) by the
+   * name it sent. OpenSSL resumed such a TLS 1.2 session and reported the session's name, so the
+   * proxy sent it to the first name's cluster.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"-tls1_2", "-tls1_3"})
+  void aSessionOfferedUnderAnotherNameIsNotResumedAndIsRoutedByTheNameSent(String protocol)
+      throws Exception {
+    try (OpensslSession.LineEcho a = new OpensslSession.LineEcho();
+        OpensslSession.LineEcho b = new OpensslSession.LineEcho();
+        ProxyFixture proxy =
+            ProxyFixture.start(
+                """
+                listeners:
+                  - name: front
+                    address: 127.0.0.1:0
+                    sni:
+                      - {match: localhost, cluster: a}
+                      - {match: other.test, cluster: b}
+                    tls:
+                      certificates:
+                        - {cert: "%s", key: "%s"}
+                        - {cert: "%s", key: "%s"}
+                clusters:
+                  - {name: a, upstreams: [{address: "%s"}]}
+                  - {name: b, upstreams: [{address: "%s"}]}
+                """
+                    .formatted(
+                        pki.serverCert,
+                        pki.serverKey,
+                        pki.otherCert,
+                        pki.otherKey,
+                        a.address(),
+                        b.address()),
+                dir)) {
+      InetSocketAddress front = (InetSocketAddress) proxy.address("front");
+      OpensslSession client = new OpensslSession(dir.resolve("session"), protocol, true);
+      assertThat(client.first(front).reused()).isFalse();
+      assertThat(client.again(front).reused()).as("the same name resumes").isTrue();
+      OpensslSession.Outcome other = client.withServerName("other.test").again(front);
+      assertThat(other.reused()).as("localhost's session offered for other.test").isFalse();
+      assertThat(other.output()).contains("CN = other.test");
+      Pair pair = proxy.awaitClosed(3).get(2);
+      assertThat(pair.facts().serverName()).isEqualTo("other.test");
+      assertThat(pair.facts().target().name()).isEqualTo(b.address());
     }
   }
 

@@ -25,8 +25,19 @@ import java.util.regex.Pattern;
  * @param protocol {@code -tls1_3} or {@code -tls1_2}
  * @param tickets false adds {@code -no_ticket}: TLS 1.2 resumes by session ID, from the server's
  *     session cache, instead of by a ticket
+ * @param serverName sent as SNI ({@code -servername})
  */
-public record OpensslSession(Path file, String protocol, boolean tickets) {
+public record OpensslSession(Path file, String protocol, boolean tickets, String serverName) {
+
+  /** A client asking for {@code localhost}. */
+  public OpensslSession(Path file, String protocol, boolean tickets) {
+    this(file, protocol, tickets, "localhost");
+  }
+
+  /** The same client (and saved session) asking for another name. */
+  public OpensslSession withServerName(String name) {
+    return new OpensslSession(file, protocol, tickets, name);
+  }
 
   /** What one connection showed: whether it resumed, and over which protocol. */
   public record Outcome(boolean reused, String protocol, String output) {}
@@ -92,7 +103,7 @@ public record OpensslSession(Path file, String protocol, boolean tickets) {
                 "-connect",
                 "127.0.0.1:" + address.getPort(),
                 "-servername",
-                "localhost",
+                serverName,
                 "-CAfile",
                 TestPki.get().caCert.toString(),
                 "-verify_return_error",
