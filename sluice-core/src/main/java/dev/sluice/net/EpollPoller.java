@@ -2,7 +2,6 @@ package dev.sluice.net;
 
 import dev.sluice.internal.LeakRegistry;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -116,8 +115,10 @@ final class EpollPoller implements Poller {
 
   @Override
   public void poll(long timeoutMillis, ReadySink sink) throws IOException {
-    applyChanges();
-    int timeout = (int) Math.min(Integer.MAX_VALUE, timeoutMillis);
+    // An owner told of a refused change may have closed and queued work or timers the loop chose
+    // its wait without: then look and come back at once.
+    boolean refused = applyChanges();
+    int timeout = refused ? 0 : (int) Math.min(Integer.MAX_VALUE, timeoutMillis);
     int n = Libc.epollWait(scratch.errno, epfd, eventsAddress, MAX_EVENTS, timeout);
     if (n < 0) {
       int errno = scratch.errno();
@@ -190,7 +191,7 @@ final class EpollPoller implements Poller {
   /**
    * Changes what {@code fd} is watched for, from the next wait on; with no interest it leaves the
    * epoll set then. A change the kernel refuses reaches the owner's {@link
-   * Pollable#onUnexpectedFailure}.
+   * Pollable#onInterestRefused}.
    */
   void modify(int fd, int ops) {
     int state = interests[fd];
@@ -213,10 +214,14 @@ final class EpollPoller implements Poller {
   }
 
   /**
-   * Hands the kernel each changed socket's net change (an owner told of a failure may add more).
+   * Hands the kernel each socket's net change, those queued before this call only: an owner told of
+   * a refusal may queue more (itself again, even), which wait for the next pass. Returns whether
+   * any owner was told.
    */
-  private void applyChanges() {
-    for (int i = 0; i < changes; i++) {
+  private boolean applyChanges() {
+    boolean refused = false;
+    int due = changes;
+    for (int i = 0; i < due; i++) {
       int fd = changed[i];
       int state = interests[fd] & ~QUEUED;
       interests[fd] = state;
@@ -234,13 +239,15 @@ final class EpollPoller implements Poller {
       }
       Libc.setEvent(scratch.event, epollFlags(want), fd);
       if (Libc.epollCtl(scratch.errno, epfd, op, fd, scratch.eventAddress) < 0) {
-        IOException e = Libc.error("epoll_ctl", scratch.errno());
-        owner.onUnexpectedFailure(new UncheckedIOException(e));
+        refused = true;
+        owner.onInterestRefused(Libc.error("epoll_ctl", scratch.errno()));
         continue;
       }
       interests[fd] = want | want << IN_KERNEL_SHIFT | (interests[fd] & QUEUED);
     }
-    changes = 0;
+    System.arraycopy(changed, due, changed, 0, changes - due);
+    changes -= due;
+    return refused;
   }
 
   private static int epollFlags(int ops) {

@@ -21,7 +21,7 @@ final class EpollStreamSocket implements StreamSocket {
   private SocketAddress local;
 
   /** An IPv4 local address the kernel gave, packed ({@link SockAddr#packedIpv4}); else -1. */
-  private long localIpv4 = -1;
+  private volatile long localIpv4 = -1; // volatile: read on any thread (Connection.localAddress)
 
   private SocketAddress remote;
   private boolean closed;

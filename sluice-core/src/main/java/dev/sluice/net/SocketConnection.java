@@ -43,7 +43,7 @@ public final class SocketConnection implements Connection {
   private final StreamSocket socket;
   private final SocketOptions options;
   private final SocketAddress remoteAddress;
-  private final LoopCallbacks timer;
+  private final LoopCallbacks callbacks;
   private final WriteQueue queue;
   private ConnectionHandler handler;
   private boolean registered;
@@ -74,11 +74,15 @@ public final class SocketConnection implements Connection {
     this.remoteAddress = remoteAddress;
     this.options = options;
     this.handler = handler;
-    this.timer = new LoopCallbacks();
+    this.callbacks = new LoopCallbacks();
     TransportConfig config = loop.config();
     this.queue =
         new WriteQueue(
-            loop, loop.counters(), config.writeLowWatermark(), config.writeHighWatermark(), timer);
+            loop,
+            loop.counters(),
+            config.writeLowWatermark(),
+            config.writeHighWatermark(),
+            callbacks);
   }
 
   // ---- creation ----
@@ -89,7 +93,7 @@ public final class SocketConnection implements Connection {
     SocketConnection c = null;
     try {
       c = new SocketConnection(loop, socket, socket.remoteAddress(), options, handler);
-      loop.register(socket, 0, c.timer);
+      loop.register(socket, 0, c.callbacks);
       c.registered = true;
       socket.configure(options);
       c.activate();
@@ -127,7 +131,7 @@ public final class SocketConnection implements Connection {
     SocketConnection c = new SocketConnection(loop, socket, address, options, handler);
     c.connectFuture = future;
     try {
-      loop.register(socket, 0, c.timer);
+      loop.register(socket, 0, c.callbacks);
       c.registered = true;
       c.interestOps = 0;
       socket.configure(options);
@@ -138,7 +142,7 @@ public final class SocketConnection implements Connection {
         c.interestOps = Poller.CONNECT;
         long timeout = options.connectTimeout().toNanos();
         if (timeout > 0) {
-          loop.timers().schedule(c.timer, timeout, loop.nanoTime());
+          loop.timers().schedule(c.callbacks, timeout, loop.nanoTime());
         }
       }
     } catch (IOException | RuntimeException e) {
@@ -157,7 +161,7 @@ public final class SocketConnection implements Connection {
     active = true;
     lastActivityNanos = loop.nanoTime();
     lastWriteNanos = lastActivityNanos;
-    loop.timers().cancel(timer);
+    loop.timers().cancel(callbacks);
     scheduleIdleTimer(options.idleTimeout().toNanos());
     updateInterest();
     try {
@@ -708,7 +712,7 @@ public final class SocketConnection implements Connection {
       return;
     }
     closeReason = reason; // one volatile write: closed, and why, become visible together
-    loop.timers().cancel(timer);
+    loop.timers().cancel(callbacks);
     releasePipe();
     socket.close();
     queue.failAll(this::closedException);
@@ -744,7 +748,7 @@ public final class SocketConnection implements Connection {
     CompletableFuture<Connection> f = connectFuture;
     connectFuture = null;
     closeReason = new CloseReason.Error(e);
-    loop.timers().cancel(timer);
+    loop.timers().cancel(callbacks);
     socket.close();
     if (f != null) {
       f.completeExceptionally(e);
@@ -791,7 +795,7 @@ public final class SocketConnection implements Connection {
 
   private void scheduleIdleTimer(long nanos) {
     if (nanos > 0) {
-      loop.timers().schedule(timer, nanos, loop.nanoTime());
+      loop.timers().schedule(callbacks, nanos, loop.nanoTime());
     }
   }
 
@@ -827,6 +831,11 @@ public final class SocketConnection implements Connection {
     public void onUnexpectedFailure(RuntimeException e) {
       LOG.log(System.Logger.Level.WARNING, "unexpected failure on " + SocketConnection.this, e);
       closeNow(new CloseReason.Error(e));
+    }
+
+    @Override
+    public void onInterestRefused(IOException e) {
+      closeOnIoError(e);
     }
 
     @Override

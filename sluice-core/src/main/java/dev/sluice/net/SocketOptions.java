@@ -8,7 +8,8 @@ import java.time.Duration;
  *
  * @param tcpNoDelay disable Nagle's algorithm
  * @param keepAlive enable TCP keep-alive probes
- * @param reuseAddress SO_REUSEADDR on listeners and connectors
+ * @param reuseAddress SO_REUSEADDR on listeners (and on NIO connectors; Sluice never binds a
+ *     connecting socket, so on Linux it changes nothing there and the epoll transport skips it)
  * @param reusePort SO_REUSEPORT on TCP listeners: several processes may listen on one port (a new
  *     one starts while the old one drains), the kernel spreading connections over them
  * @param sendBufferSize SO_SNDBUF in bytes, 0 for the OS default

@@ -11,6 +11,7 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The epoll poller hands interest changes to the kernel only before it waits, as each socket's net
@@ -79,7 +80,7 @@ class EpollInterestTest {
     poller.add(second[0], next, Poller.READ);
     poller.poll(1000, next);
     assertThat(next.ready).containsExactly(Poller.READ);
-    assertThat(next.failures).isEmpty();
+    assertThat(next.refusals).isEmpty();
   }
 
   @Test
@@ -95,9 +96,9 @@ class EpollInterestTest {
 
     poller.poll(1000, fine);
 
-    assertThat(refused.failures).singleElement().asString().contains("epoll_ctl");
+    assertThat(refused.refusals).singleElement().asString().contains("epoll_ctl");
     assertThat(fine.ready).containsExactly(Poller.READ);
-    assertThat(fine.failures).isEmpty();
+    assertThat(fine.refusals).isEmpty();
   }
 
   private int[] pipeWithAByte() {
@@ -112,10 +113,42 @@ class EpollInterestTest {
     return ends;
   }
 
+  /**
+   * An owner that asks again when refused is tried once per pass, and the pass does not wait: it
+   * may have queued work the loop chose its wait without (an infinite wait here would hang).
+   */
+  @Test
+  @Timeout(60)
+  void aRefusedOwnerAskingAgainIsTriedOncePerPassAndThePassDoesNotWait() throws IOException {
+    int[] gone = pipeWithAByte();
+    Libc.close(gone[0]);
+    open.remove(Integer.valueOf(gone[0]));
+    Recorder stubborn =
+        new Recorder() {
+          @Override
+          public void onInterestRefused(IOException e) {
+            super.onInterestRefused(e);
+            poller.modify(gone[0], Poller.READ);
+          }
+        };
+    poller.add(gone[0], stubborn, Poller.READ);
+
+    poller.poll(-1, stubborn);
+    assertThat(stubborn.refusals).hasSize(1);
+    poller.poll(-1, stubborn);
+    assertThat(stubborn.refusals).hasSize(2);
+  }
+
   /** An owner and a sink at once: what it was told. */
-  private static final class Recorder implements Pollable, Poller.ReadySink {
+  private static class Recorder implements Pollable, Poller.ReadySink {
     final List<Integer> ready = new ArrayList<>();
     final List<RuntimeException> failures = new ArrayList<>();
+    final List<IOException> refusals = new ArrayList<>();
+
+    @Override
+    public void onInterestRefused(IOException e) {
+      refusals.add(e);
+    }
 
     @Override
     public void ready(Pollable pollable, int readyOps) {

@@ -91,6 +91,11 @@ final class ClientSessionCache {
     return capacity;
   }
 
+  /** Whether {@code session} is one it holds. */
+  synchronized boolean holds(MemorySegment session) {
+    return sessions.containsValue(session);
+  }
+
   /** How many sessions it holds. */
   synchronized int size() {
     return sessions.size();

@@ -204,17 +204,26 @@ public final class OpenSslClientContext implements OpenSslEngine.Owner {
    * TLS 1.3 ticket whenever it comes) for the engine's server; 1 keeps OpenSSL's reference.
    */
   private static int onNewSession(MemorySegment ssl, MemorySegment session) {
+    ClientSessionCache cache;
+    String key;
     try {
-      if (CallbackBio.current() instanceof OpenSslEngine engine
+      if (!(CallbackBio.current() instanceof OpenSslEngine engine
           && engine.owner() instanceof OpenSslClientContext client
           && engine.sessionKey() != null
-          && client.sessions.capacity() > 0) {
-        client.sessions.store(engine.sessionKey(), session);
-        return 1;
+          && client.sessions.capacity() > 0)) {
+        return 0;
       }
-      return 0;
+      cache = client.sessions;
+      key = engine.sessionKey();
     } catch (Throwable e) {
       return 0;
+    }
+    try {
+      cache.store(key, session);
+      return 1;
+    } catch (Throwable e) {
+      // Once stored, the cache owns OpenSSL's reference: 0 would have OpenSSL free it under it.
+      return cache.holds(session) ? 1 : 0;
     }
   }
 
