@@ -131,8 +131,11 @@ public final class Listener implements AutoCloseable {
   }
 
   /**
-   * Stops accepting and unbinds; accepted connections stay open. The future completes once the
-   * socket is unbound (a Unix socket's file deleted), so the address can be bound again.
+   * Stops accepting and unbinds; accepted connections stay open. Connections the kernel had already
+   * queued on the socket are accepted and served first: closing a listening socket resets them
+   * (unless Linux can move them to another socket on the port, {@code net.ipv4.tcp_migrate_req=1}),
+   * and their clients have seen their connect succeed. The future completes once the socket is
+   * unbound (a Unix socket's file deleted), so the address can be bound again.
    */
   public CompletableFuture<Void> closeAsync() {
     if (closing.compareAndSet(false, true)) {
@@ -140,9 +143,9 @@ public final class Listener implements AutoCloseable {
         // Once the loop has stopped it has unbound every listener it knew; unbinding one it
         // never registered is then safe on any thread.
         if (acceptor.loop.inLoop()) {
-          acceptor.unbindNow();
+          acceptor.serveQueuedThenUnbind();
         } else {
-          acceptor.loop.submit(acceptor::unbindNow, acceptor::unbindNow);
+          acceptor.loop.submit(acceptor::serveQueuedThenUnbind, acceptor::unbindNow);
         }
       }
     }
@@ -290,6 +293,33 @@ public final class Listener implements AutoCloseable {
       } catch (IOException e) {
         LOG.log(System.Logger.Level.DEBUG, "pausing accepts on " + localAddress, e);
       }
+    }
+
+    /**
+     * Accepts what is queued (at most one backlog's worth, so that a flood cannot hold the close
+     * up) and hands it out as usual, then unbinds.
+     */
+    void serveQueuedThenUnbind() {
+      for (int i = 0; registered && !unbinding && i < options.backlog(); i++) {
+        StreamSocket channel;
+        try {
+          channel = server.accept();
+        } catch (IOException e) {
+          LOG.log(
+              System.Logger.Level.WARNING,
+              "accepting the connections queued on {0} before closing it failed ({1}); the kernel"
+                  + " resets those left",
+              localAddress,
+              e.getMessage());
+          break;
+        }
+        if (channel == null) {
+          break;
+        }
+        accepted.incrementAndGet();
+        hand(channel);
+      }
+      unbindNow();
     }
 
     synchronized void unbindNow() {
