@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.memory.BorrowedBytes;
 import dev.sluice.testing.Await;
+import dev.sluice.testing.FreePorts;
 import dev.sluice.testing.Loopback;
 import dev.sluice.testing.RecordingHandler;
 import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -76,9 +76,7 @@ class ReadGateTest {
   @Test
   void twoListenersShareAPortWithReusePort() throws Exception {
     int port;
-    try (ServerSocket probe = new ServerSocket(0)) {
-      port = probe.getLocalPort();
-    }
+    port = FreePorts.loopback();
     SocketOptions shared = SocketOptions.defaults().withReusePort(true);
     InetSocketAddress address = new InetSocketAddress("127.0.0.1", port);
     AtomicInteger first = new AtomicInteger();

@@ -8,6 +8,7 @@ import dev.sluice.memory.Chunk;
 import dev.sluice.memory.LeakTracker;
 import dev.sluice.memory.SlabChunk;
 import dev.sluice.testing.Await;
+import dev.sluice.testing.FreePorts;
 import dev.sluice.testing.RecordingHandler;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -113,9 +114,7 @@ class ShutdownRaceTest {
     EventLoopGroup group = new EventLoopGroup(TransportConfig.defaults().withEventLoops(1));
     group.close();
     int port;
-    try (ServerSocket probe = new ServerSocket(0)) {
-      port = probe.getLocalPort();
-    }
+    port = FreePorts.loopback();
     InetSocketAddress tcp = new InetSocketAddress("127.0.0.1", port);
     UnixDomainSocketAddress unix = UnixDomainSocketAddress.of(dir.resolve("closed.sock"));
     assertThatThrownBy(() -> group.listen(tcp, SocketOptions.defaults(), RecordingHandler::new))

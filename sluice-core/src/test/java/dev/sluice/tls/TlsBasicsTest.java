@@ -8,13 +8,13 @@ import dev.sluice.net.EventLoopGroup;
 import dev.sluice.net.Listener;
 import dev.sluice.net.SocketOptions;
 import dev.sluice.net.TransportConfig;
+import dev.sluice.testing.FreePorts;
 import dev.sluice.testing.PayloadPattern;
 import dev.sluice.testing.RecordingHandler;
 import dev.sluice.testing.Sha256;
 import dev.sluice.testing.TlsTestBase;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -159,9 +159,7 @@ class TlsBasicsTest extends TlsTestBase {
   void refusedConnectFailsTheFutureWithAConnectException() throws Exception {
     EventLoopGroup group = group();
     int port;
-    try (ServerSocket unused = new ServerSocket(0)) {
-      port = unused.getLocalPort();
-    }
+    port = FreePorts.loopback();
     RecordingHandler handler = new RecordingHandler();
     var future =
         TlsClient.create(clientConfig())

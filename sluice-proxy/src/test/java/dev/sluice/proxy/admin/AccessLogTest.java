@@ -12,11 +12,11 @@ import dev.sluice.proxy.testing.Commands;
 import dev.sluice.proxy.testing.EchoClient;
 import dev.sluice.proxy.testing.EchoServer;
 import dev.sluice.testing.Await;
+import dev.sluice.testing.FreePorts;
 import dev.sluice.testing.TestPki;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketAddress;
 import java.nio.file.Files;
@@ -562,9 +562,7 @@ class AccessLogTest {
   }
 
   private static int deadPort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
+    return FreePorts.loopback();
   }
 
   private static void echoOnce(SocketAddress to, int bytes) throws Exception {

@@ -11,8 +11,8 @@ import dev.sluice.proxy.testing.AdminClient;
 import dev.sluice.proxy.testing.EchoClient;
 import dev.sluice.proxy.testing.EchoServer;
 import dev.sluice.testing.Await;
+import dev.sluice.testing.FreePorts;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.SocketAddress;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -56,9 +56,7 @@ class MetricsTest {
   }
 
   private static int closedPort() throws Exception {
-    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort(); // nothing listens there once closed
-    }
+    return FreePorts.loopback(); // nothing listens there once closed
   }
 
   @Test

@@ -10,11 +10,10 @@ import dev.sluice.proxy.testing.AdminClient;
 import dev.sluice.proxy.testing.EchoClient;
 import dev.sluice.proxy.testing.EchoServer;
 import dev.sluice.testing.Await;
+import dev.sluice.testing.FreePorts;
 import dev.sluice.testing.TestPki;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -156,8 +155,6 @@ class StatusPageBrowserTest {
   }
 
   private static int deadPort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
+    return FreePorts.loopback();
   }
 }

@@ -8,6 +8,7 @@ import dev.sluice.proxy.testing.ChildProxy;
 import dev.sluice.proxy.testing.EchoServer;
 import dev.sluice.proxy.testing.ScriptedUpstream;
 import dev.sluice.testing.Await;
+import dev.sluice.testing.FreePorts;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -30,9 +31,7 @@ class CommandLineTest {
   @TempDir Path dir;
 
   private static int freePort() throws IOException {
-    try (ServerSocket probe = new ServerSocket(0)) {
-      return probe.getLocalPort();
-    }
+    return FreePorts.loopback();
   }
 
   private static String config(int port, String upstream, String extra) {

@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 import dev.sluice.proxy.testing.ChildProxy;
 import dev.sluice.proxy.testing.OpensslSession;
+import dev.sluice.testing.FreePorts;
 import dev.sluice.testing.TestPki;
 import dev.sluice.tls.TlsEngineKind;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -31,9 +31,7 @@ class TicketKeyFileTest {
   private static final SecureRandom RANDOM = new SecureRandom();
 
   private static int freePort() throws IOException {
-    try (ServerSocket probe = new ServerSocket(0)) {
-      return probe.getLocalPort();
-    }
+    return FreePorts.loopback();
   }
 
   private static String key() {

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.proxy.testing.ChildProxy;
 import dev.sluice.proxy.testing.EchoServer;
+import dev.sluice.testing.FreePorts;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,10 +32,7 @@ class UpgradeTest {
 
   @Test
   void aClientLoopSeesNoFailureAcrossAnUpgrade() throws Exception {
-    int port;
-    try (ServerSocket probe = new ServerSocket(0)) {
-      port = probe.getLocalPort();
-    }
+    int port = FreePorts.loopback();
     try (EchoServer echo = EchoServer.start(new InetSocketAddress("127.0.0.1", 0))) {
       Path file = dir.resolve("sluice.yaml");
       Files.writeString(
@@ -87,7 +84,11 @@ class UpgradeTest {
           Thread.sleep(1000);
           stop.set(true);
           loop.join();
-          assertThat(failures).as("failures of the client loop").isEmpty();
+          assertThat(failures)
+              .as(
+                  "failures of the client loop; the old process printed:%n%s%nthe new one:%n%s",
+                  String.join("\n", old.output()), String.join("\n", next.output()))
+              .isEmpty();
           assertThat(succeeded.get())
               .as("connections served after the old process stopped")
               .isGreaterThan(beforeTerm);

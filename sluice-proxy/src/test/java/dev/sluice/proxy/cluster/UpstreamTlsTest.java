@@ -9,10 +9,10 @@ import dev.sluice.proxy.runtime.PairObserver;
 import dev.sluice.proxy.service.ProxyService;
 import dev.sluice.proxy.testing.ProxyFixture;
 import dev.sluice.testing.Await;
+import dev.sluice.testing.FreePorts;
 import dev.sluice.testing.TestPki;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -84,9 +84,7 @@ class UpstreamTlsTest {
   }
 
   private static int freePort() throws IOException {
-    try (ServerSocket probe = new ServerSocket(0)) {
-      return probe.getLocalPort();
-    }
+    return FreePorts.loopback();
   }
 
   private String yaml(int port, String tls) {

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.sluice.proxy.testing.Commands;
 import dev.sluice.proxy.testing.Executables;
-import dev.sluice.proxy.testing.FreePorts;
 import dev.sluice.proxy.testing.ProxyFixture;
 import dev.sluice.testing.Await;
+import dev.sluice.testing.FreePorts;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -207,9 +207,20 @@ class NginxUpstreamTest {
       assertThat(curl.output()).isEqualTo("201");
       assertThat(Files.readString(dir.resolve("www/upload/file.txt")))
           .isEqualTo(payload.toString());
-      // It came chunked (curl -T - cannot know the length), not re-framed with a length.
-      assertThat(Files.readAllLines(dir.resolve("access.log")))
+      // It came chunked (curl -T - cannot know the length), not re-framed with a length. nginx
+      // logs a request once it is done with it, which can be after curl has read the response.
+      Path log = dir.resolve("access.log");
+      Await.until(() -> linesOf(log) > 0, () -> "a line in nginx's access log");
+      assertThat(Files.readAllLines(log))
           .containsExactly("PUT /upload/file.txt HTTP/1.1|chunked|-");
+    }
+  }
+
+  private static long linesOf(Path file) {
+    try {
+      return Files.readAllLines(file).size();
+    } catch (IOException notYet) {
+      return 0;
     }
   }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.sluice.proxy.testing.ProxyFixture;
 import dev.sluice.proxy.testing.ScriptedUpstream;
 import dev.sluice.testing.Await;
+import dev.sluice.testing.FreePorts;
 import dev.sluice.testing.PatternVerifier;
 import dev.sluice.testing.PayloadPattern;
 import java.io.IOException;
@@ -196,9 +197,7 @@ class PairLifecycleTest {
   @Test
   void aRefusedConnectClosesTheClientWithThatCause() throws Exception {
     int port;
-    try (ServerSocket probe = new ServerSocket(0)) {
-      port = probe.getLocalPort(); // nobody listens here now
-    }
+    port = FreePorts.loopback(); // nobody listens here now
     try (ProxyFixture proxy = ProxyFixture.start(yaml("127.0.0.1:" + port, ""), dir);
         Socket client = connect(proxy)) {
       int read;

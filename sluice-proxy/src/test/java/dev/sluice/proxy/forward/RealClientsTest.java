@@ -15,12 +15,12 @@ import dev.sluice.proxy.testing.EchoServer;
 import dev.sluice.proxy.testing.ProxyFixture;
 import dev.sluice.proxy.testing.TlsEchoServer;
 import dev.sluice.testing.Await;
+import dev.sluice.testing.FreePorts;
 import dev.sluice.testing.TestPki;
 import dev.sluice.tls.TlsServer;
 import dev.sluice.tls.TlsServerConfig;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -45,9 +45,7 @@ class RealClientsTest {
   private final TestPki pki = TestPki.get();
 
   private static int freePort() throws IOException {
-    try (ServerSocket probe = new ServerSocket(0)) {
-      return probe.getLocalPort();
-    }
+    return FreePorts.loopback();
   }
 
   private static int port(ProxyFixture proxy, String listener) {

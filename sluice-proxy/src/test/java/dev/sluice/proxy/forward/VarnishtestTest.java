@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.sluice.proxy.testing.Commands;
 import dev.sluice.proxy.testing.Executables;
-import dev.sluice.proxy.testing.FreePorts;
 import dev.sluice.proxy.testing.ProxyFixture;
+import dev.sluice.testing.FreePorts;
 import java.net.InetSocketAddress;
 import java.net.URISyntaxException;
 import java.nio.file.Files;

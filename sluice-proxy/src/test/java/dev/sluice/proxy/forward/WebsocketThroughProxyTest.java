@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.proxy.testing.Commands;
 import dev.sluice.proxy.testing.ProxyFixture;
+import dev.sluice.testing.FreePorts;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -54,9 +54,7 @@ class WebsocketThroughProxyTest {
     Path server = Files.writeString(dir.resolve("server.py"), SERVER);
     Path client = Files.writeString(dir.resolve("client.py"), CLIENT);
     int port;
-    try (ServerSocket probe = new ServerSocket(0)) {
-      port = probe.getLocalPort();
-    }
+    port = FreePorts.loopback();
     Process upstream =
         new ProcessBuilder(PYTHON, server.toString(), Integer.toString(port))
             .redirectErrorStream(true)

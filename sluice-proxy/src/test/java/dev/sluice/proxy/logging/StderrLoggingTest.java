@@ -3,7 +3,7 @@ package dev.sluice.proxy.logging;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.proxy.testing.ChildProxy;
-import java.net.ServerSocket;
+import dev.sluice.testing.FreePorts;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -15,9 +15,7 @@ class StderrLoggingTest {
   @Test
   void theProxyLogsInfoLinesOnStderrWithTimeLevelThreadAndLogger() throws Exception {
     int port;
-    try (ServerSocket probe = new ServerSocket(0)) {
-      port = probe.getLocalPort();
-    }
+    port = FreePorts.loopback();
     Path file = dir.resolve("sluice.yaml");
     Files.writeString(
         file,

@@ -9,6 +9,7 @@ import dev.sluice.proxy.config.ConfigReader;
 import dev.sluice.proxy.service.ProxyService;
 import dev.sluice.proxy.testing.EchoServer;
 import dev.sluice.testing.Await;
+import dev.sluice.testing.FreePorts;
 import dev.sluice.testing.TestPki;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -198,9 +199,7 @@ class HaproxyInteropTest {
   }
 
   private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
+    return FreePorts.loopback();
   }
 
   @SuppressWarnings("unchecked")

@@ -8,11 +8,11 @@ import dev.sluice.proxy.testing.AdminClient;
 import dev.sluice.proxy.testing.ChildProxy;
 import dev.sluice.proxy.testing.EchoServer;
 import dev.sluice.testing.Await;
+import dev.sluice.testing.FreePorts;
 import dev.sluice.testing.TestPki;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.file.Files;
@@ -229,8 +229,6 @@ class DescriptorExhaustionTest {
   }
 
   private static int freePort() throws IOException {
-    try (ServerSocket probe = new ServerSocket(0)) {
-      return probe.getLocalPort();
-    }
+    return FreePorts.loopback();
   }
 }

@@ -15,11 +15,11 @@ import dev.sluice.proxy.service.ProxyService;
 import dev.sluice.proxy.testing.ScriptedUpstream;
 import dev.sluice.proxy.testing.ServedCertificate;
 import dev.sluice.testing.Await;
+import dev.sluice.testing.FreePorts;
 import dev.sluice.testing.PayloadPattern;
 import dev.sluice.testing.TestPki;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -94,9 +94,7 @@ class ReloadTest {
   }
 
   private static int freePort() throws IOException {
-    try (ServerSocket probe = new ServerSocket(0)) {
-      return probe.getLocalPort();
-    }
+    return FreePorts.loopback();
   }
 
   private static boolean accepts(int port) {

@@ -9,10 +9,10 @@ import dev.sluice.proxy.testing.ChildProxy;
 import dev.sluice.proxy.testing.EchoServer;
 import dev.sluice.proxy.testing.NotifyReceiver;
 import dev.sluice.testing.Await;
+import dev.sluice.testing.FreePorts;
 import dev.sluice.testing.TestPki;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.net.UnixDomainSocketAddress;
@@ -316,9 +316,7 @@ class SystemdUnitTest {
   }
 
   private static int freePort() throws IOException {
-    try (ServerSocket probe = new ServerSocket(0)) {
-      return probe.getLocalPort();
-    }
+    return FreePorts.loopback();
   }
 
   private static void echoPlain(int port) throws IOException {

@@ -1,7 +1,7 @@
 package dev.sluice.proxy.testing;
 
+import dev.sluice.testing.FreePorts;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.ZoneOffset;
@@ -275,8 +275,6 @@ public final class OcspResponder implements AutoCloseable {
   }
 
   private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
+    return FreePorts.loopback();
   }
 }
