@@ -137,11 +137,12 @@ public final class ProxyIdleWorkload extends ProxyWorkload {
     return switch (impl) {
       case SLUICE ->
           "predicted: no buffer per parked pair (an idle pair holds none), so RSS per pair ~ its"
-              + " live heap: the JDK's two socket channels "
+              + " live heap: on epoll the pair's own objects (~1 KB: two connections, write"
+              + " queues, legs and sockets), on NIO also the JDK's two socket channels and keys ("
               + (ProxyArms.jvmFlags().contains("-XX:+UseCompactObjectHeaders")
                   ? "~1.1 KB with compact object headers"
                   : "~1.3 KB")
-              + " (DESIGN) plus the proxy's pair state"
+              + ", DESIGN)"
               + (tls ? ", plus ~4.6 KB of JDK SSLEngine state (tlsidle)" : "");
       case NETTY ->
           "predicted: no ByteBuf per parked pair (each read is released once written); heap ~ two"
