@@ -5,11 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.testing.Accepted;
 import dev.sluice.testing.Await;
 import dev.sluice.testing.RecordingHandler;
+import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -36,6 +40,12 @@ class ListenerCloseTest {
           client.connect(listener.localAddress());
           client.getOutputStream().write(("queued " + i).getBytes(StandardCharsets.US_ASCII));
         }
+        // A connect returns once the client has its SYN-ACK; the kernel may queue the server's
+        // side a moment later.
+        int port = ((InetSocketAddress) listener.localAddress()).getPort();
+        Await.until(
+            () -> acceptQueueLength(port) == QUEUED,
+            () -> acceptQueueLength(port) + " of " + QUEUED + " connections queued");
         var unbound = listener.closeAsync(); // behind the blocked task: nothing accepted yet
         release.countDown();
         Await.result(unbound, "the listener unbound");
@@ -64,6 +74,27 @@ class ListenerCloseTest {
   private static void answerAndClose(Connection connection) {
     connection.write(ByteBuffer.wrap("served".getBytes(StandardCharsets.US_ASCII)));
     connection.shutdownOutput(); // FIN after the answer
+  }
+
+  /**
+   * Linux: the rx_queue of the port's LISTEN line in /proc/net/tcp (or tcp6: NIO's sockets are
+   * dual-stack) is its accept queue.
+   */
+  private static int acceptQueueLength(int port) {
+    String local = String.format(":%04X", port);
+    try {
+      for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+        for (String line : Files.readAllLines(Path.of(table))) {
+          String[] fields = line.trim().split("\\s+");
+          if (fields.length > 4 && fields[3].equals("0A") && fields[1].endsWith(local)) {
+            return Integer.parseInt(fields[4].substring(fields[4].indexOf(':') + 1), 16);
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return -1;
   }
 
   private static void awaitQuietly(CountDownLatch latch) {
