@@ -658,11 +658,15 @@ public final class SocketConnection implements Connection {
   }
 
   private void shutdownOutputNow() {
-    try {
-      socket.shutdownOutput();
-    } catch (IOException e) {
-      closeOnIoError(e);
-      return;
+    // Once the input has ended the connection closes at once, and the close sends the FIN: a
+    // shutdown first would be a system call per connection for nothing.
+    if (!inputEnded) {
+      try {
+        socket.shutdownOutput();
+      } catch (IOException e) {
+        closeOnIoError(e);
+        return;
+      }
     }
     output = Output.SHUT;
     closeIfBothDirectionsDone();
