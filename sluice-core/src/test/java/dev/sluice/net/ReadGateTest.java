@@ -75,8 +75,7 @@ class ReadGateTest {
 
   @Test
   void twoListenersShareAPortWithReusePort() throws Exception {
-    int port;
-    port = FreePorts.loopback();
+    int port = FreePorts.loopback();
     SocketOptions shared = SocketOptions.defaults().withReusePort(true);
     InetSocketAddress address = new InetSocketAddress("127.0.0.1", port);
     AtomicInteger first = new AtomicInteger();

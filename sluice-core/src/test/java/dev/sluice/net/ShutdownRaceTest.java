@@ -113,8 +113,7 @@ class ShutdownRaceTest {
   void listenAndConnectOnAClosedGroupFailCleanly() throws Exception {
     EventLoopGroup group = new EventLoopGroup(TransportConfig.defaults().withEventLoops(1));
     group.close();
-    int port;
-    port = FreePorts.loopback();
+    int port = FreePorts.loopback();
     InetSocketAddress tcp = new InetSocketAddress("127.0.0.1", port);
     UnixDomainSocketAddress unix = UnixDomainSocketAddress.of(dir.resolve("closed.sock"));
     assertThatThrownBy(() -> group.listen(tcp, SocketOptions.defaults(), RecordingHandler::new))

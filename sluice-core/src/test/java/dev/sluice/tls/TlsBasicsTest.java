@@ -158,8 +158,7 @@ class TlsBasicsTest extends TlsTestBase {
   @Test
   void refusedConnectFailsTheFutureWithAConnectException() throws Exception {
     EventLoopGroup group = group();
-    int port;
-    port = FreePorts.loopback();
+    int port = FreePorts.loopback();
     RecordingHandler handler = new RecordingHandler();
     var future =
         TlsClient.create(clientConfig())

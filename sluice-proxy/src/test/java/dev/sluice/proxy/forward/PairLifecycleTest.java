@@ -196,8 +196,7 @@ class PairLifecycleTest {
 
   @Test
   void aRefusedConnectClosesTheClientWithThatCause() throws Exception {
-    int port;
-    port = FreePorts.loopback(); // nobody listens here now
+    int port = FreePorts.loopback(); // nobody listens here now
     try (ProxyFixture proxy = ProxyFixture.start(yaml("127.0.0.1:" + port, ""), dir);
         Socket client = connect(proxy)) {
       int read;

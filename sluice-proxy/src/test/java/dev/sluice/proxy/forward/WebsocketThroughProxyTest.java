@@ -53,8 +53,7 @@ class WebsocketThroughProxyTest {
   void aWebsocketEchoesThroughTheHttpListener() throws Exception {
     Path server = Files.writeString(dir.resolve("server.py"), SERVER);
     Path client = Files.writeString(dir.resolve("client.py"), CLIENT);
-    int port;
-    port = FreePorts.loopback();
+    int port = FreePorts.loopback();
     Process upstream =
         new ProcessBuilder(PYTHON, server.toString(), Integer.toString(port))
             .redirectErrorStream(true)

@@ -14,8 +14,7 @@ class StderrLoggingTest {
 
   @Test
   void theProxyLogsInfoLinesOnStderrWithTimeLevelThreadAndLogger() throws Exception {
-    int port;
-    port = FreePorts.loopback();
+    int port = FreePorts.loopback();
     Path file = dir.resolve("sluice.yaml");
     Files.writeString(
         file,
