@@ -20,24 +20,46 @@ public final class Jcmd {
 
   private Jcmd() {}
 
-  /** The live heap of {@code pid} by class (a full GC runs first). */
-  public static HeapHistogram histogram(long pid) throws IOException, InterruptedException {
-    String text = run(pid, "GC.class_histogram");
+  /** The live heap of {@code proxy} by class (a full GC runs first). */
+  public static HeapHistogram histogram(ProxyProcess proxy)
+      throws IOException, InterruptedException {
+    String text = run(proxy, "GC.class_histogram");
     if (!text.contains("\nTotal ")) {
-      throw new IOException("jcmd " + pid + " GC.class_histogram printed no histogram: " + text);
+      throw new IOException(
+          "jcmd " + proxy.pid() + " GC.class_histogram printed no histogram: " + text);
     }
     return HeapHistogram.parse(text);
   }
 
-  /** How many young-generation collections {@code pid} has run. */
-  public static long youngCollections(long pid) throws IOException, InterruptedException {
-    String counters = run(pid, "PerfCounter.print");
+  /** How many young-generation collections {@code proxy} has run. */
+  public static long youngCollections(ProxyProcess proxy) throws IOException, InterruptedException {
+    String counters = run(proxy, "PerfCounter.print");
     for (String line : counters.split("\n")) {
       if (line.startsWith("sun.gc.collector.0.invocations=")) {
         return Long.parseLong(line.substring(line.indexOf('=') + 1).trim());
       }
     }
-    throw new IOException("jcmd " + pid + " PerfCounter.print gave no young collector count");
+    throw new IOException(
+        "jcmd " + proxy.pid() + " PerfCounter.print gave no young collector count");
+  }
+
+  /**
+   * Runs {@code jcmd PID COMMAND...} on {@code proxy}. Where jcmd fails because the proxy is gone,
+   * the failure says so with its exit code and its last lines (a JVM that crashed prints why
+   * there), not only jcmd's "non existent JVM pid".
+   *
+   * @throws dev.sluice.bench.harness.ChildFailedException when the proxy exited
+   */
+  public static String run(ProxyProcess proxy, String... command)
+      throws IOException, InterruptedException {
+    proxy.checkAlive();
+    try {
+      return run(proxy.pid(), command);
+    } catch (IOException e) {
+      proxy.awaitExitBriefly();
+      proxy.checkAlive();
+      throw e;
+    }
   }
 
   /**

@@ -41,12 +41,12 @@ public record ProxyMemory(long rssBytes, HeapHistogram heap, long poolUsedBytes)
     if (proxy.jvm()) {
       Thread.sleep(ARENA_POOL_PERIOD);
       if (ProxyArms.trimsNativeHeap()) {
-        Jcmd.run(proxy.pid(), "System.trim_native_heap");
+        Jcmd.run(proxy, "System.trim_native_heap");
       }
     }
     long rss = proxy.rssBytes();
     long pools = proxy.impl() == Impl.HAPROXY ? HaproxyArm.poolUsedBytes(proxy) : -1;
-    HeapHistogram heap = proxy.jvm() ? Jcmd.histogram(proxy.pid()) : null;
+    HeapHistogram heap = proxy.jvm() ? Jcmd.histogram(proxy) : null;
     return new ProxyMemory(rss, heap, pools);
   }
 

@@ -156,8 +156,19 @@ public final class ProxyProcess implements AutoCloseable {
   /** Fails unless the process is still running. */
   public void checkAlive() {
     if (!process.isAlive()) {
-      throw failure("exited (exit code " + process.exitValue() + ") during the run");
+      int code = process.exitValue();
+      // Java reports a process killed by signal N as 128 + N (9: SIGKILL, as the OOM killer sends).
+      String signal = code > 128 ? ", killed by signal " + (code - 128) : "";
+      throw failure("exited (exit code " + code + signal + ") during the run");
     }
+  }
+
+  /**
+   * Gives a process that is going away a moment to be gone: its /proc entry can vanish before the
+   * exit is reported to its parent.
+   */
+  void awaitExitBriefly() throws InterruptedException {
+    process.waitFor(2, TimeUnit.SECONDS);
   }
 
   /** Its VmRSS and VmHWM, from {@code /proc/PID/status}. */

@@ -45,7 +45,7 @@ final class MemoryPhases {
     client.awaitClient("WARM");
     int rounds = 1;
     if (proxy.jvm()) {
-      while (Jcmd.youngCollections(proxy.pid()) == 0 && rounds < MAX_WARMUP_ROUNDS) {
+      while (Jcmd.youngCollections(proxy) == 0 && rounds < MAX_WARMUP_ROUNDS) {
         client.go("warm");
         client.awaitClient("WARM");
         rounds++;
