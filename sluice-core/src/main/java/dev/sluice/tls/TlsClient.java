@@ -27,6 +27,9 @@ import javax.net.ssl.SSLParameters;
  * }</pre>
  */
 public final class TlsClient {
+  /** How many servers' sessions a client keeps to resume unless told otherwise. */
+  public static final int DEFAULT_SESSION_CACHE_SIZE = 256;
+
   private final TlsClientConfig config;
   private final SSLContext context;
   private final OpenSslClientContext openssl;
@@ -38,15 +41,32 @@ public final class TlsClient {
   }
 
   /**
+   * Builds the client's TLS context, keeping up to {@link #DEFAULT_SESSION_CACHE_SIZE} servers'
+   * sessions; see {@link #create(TlsClientConfig, int)}.
+   */
+  public static TlsClient create(TlsClientConfig config) throws GeneralSecurityException {
+    return create(config, DEFAULT_SESSION_CACHE_SIZE);
+  }
+
+  /**
    * Builds the client's TLS context, on the engine the configuration asks for ({@link
    * TlsEngineKind#AUTO}: the JDK; OpenSSL only when asked for).
    *
+   * @param sessionCacheSize how many servers' sessions it keeps to resume, the least recently used
+   *     dropped beyond that; 0 for none (every handshake a full one), on the OpenSSL engine only:
+   *     the JDK's cache takes 0 as "no limit"
    * @throws GeneralSecurityException when the engine rejects the configuration, or OpenSSL is asked
    *     for and cannot run
+   * @throws IllegalArgumentException when {@code sessionCacheSize} is negative, or 0 on the JDK
    */
-  public static TlsClient create(TlsClientConfig config) throws GeneralSecurityException {
+  public static TlsClient create(TlsClientConfig config, int sessionCacheSize)
+      throws GeneralSecurityException {
+    if (sessionCacheSize < 0) {
+      throw new IllegalArgumentException("a session cache of " + sessionCacheSize + " sessions");
+    }
     if (config.engine().resolveForClient() == TlsEngineKind.OPENSSL) {
-      TlsClient client = new TlsClient(config, null, OpenSslClientContext.create(config));
+      TlsClient client =
+          new TlsClient(config, null, OpenSslClientContext.create(config, sessionCacheSize));
       try {
         SSLEngine probe = client.newEngine("localhost", 443, "localhost");
         ((dev.sluice.tls.openssl.OpenSslEngine) probe).free();
@@ -55,6 +75,11 @@ public final class TlsClient {
       }
       return client;
     }
+    if (sessionCacheSize == 0) {
+      throw new IllegalArgumentException(
+          "a session cache of 0 (no resumption) needs the OpenSSL engine: the JDK's takes 0 as no"
+              + " limit");
+    }
     SSLContext context = SSLContext.getInstance("TLS");
     context.init(
         config.clientKey() == null
@@ -62,6 +87,7 @@ public final class TlsClient {
             : new KeyManager[] {KeyManagers.forClient(config.clientKey())},
         config.trust() == null ? null : config.trust().trustManagers(),
         null);
+    context.getClientSessionContext().setSessionCacheSize(sessionCacheSize);
     TlsClient client = new TlsClient(config, context, null);
     JdkCiphers.apply(
         config.ciphers(),

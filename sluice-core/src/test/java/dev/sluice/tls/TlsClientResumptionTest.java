@@ -35,23 +35,10 @@ class TlsClientResumptionTest extends TlsTestBase {
     TestPki.requireTool("openssl", "version");
     assumeThat(TlsEngineKind.openSslUnavailableReason()).as("OpenSSL engine").isNull();
     EventLoopGroup group = group();
-    List<String> command =
-        List.of(
-            "openssl",
-            "s_server",
-            "-accept",
-            "127.0.0.1:0",
-            "-cert",
-            pki.serverCert.toString(),
-            "-key",
-            pki.serverKey.toString(),
-            "-www",
-            protocol.equals("TLSv1.3") ? "-tls1_3" : "-tls1_2");
     long sessionsBefore = OpenSslClientContext.liveSessionCount();
-    try (TlsInteropTest.Peer server = new TlsInteropTest.Peer(command)) {
-      int port = Integer.parseInt(server.awaitOutput("ACCEPT 127\\.0\\.0\\.1:(\\d+)").group(1));
+    try (TlsInteropTest.Peer server = sServer(protocol)) {
+      InetSocketAddress address = acceptAddress(server);
       TlsClient client = TlsClient.create(clientConfig().withEngine(TlsEngineKind.OPENSSL));
-      InetSocketAddress address = new InetSocketAddress("127.0.0.1", port);
       assertThat(page(group, client, address)).contains("New, " + protocol);
       assertThat(page(group, client, address)).contains("Reused, " + protocol);
       assertThat(page(group, client, address))
@@ -64,6 +51,75 @@ class TlsClientResumptionTest extends TlsTestBase {
       assertThat(page(group, client, address)).contains("New, " + protocol);
       client.clearSessions();
     }
+  }
+
+  /**
+   * Beyond its size the cache forgets the server used least recently: with room for one, a second
+   * server's session pushes out the first's, whose next connection is a full handshake (TLS 1.2,
+   * whose session stays in the cache when offered, as the JDK's does).
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"JDK", "OPENSSL"})
+  void beyondItsSizeTheCacheForgetsTheLeastRecentlyUsedServer(TlsEngineKind engine)
+      throws Exception {
+    TestPki.requireTool("openssl", "version");
+    if (engine == TlsEngineKind.OPENSSL) {
+      assumeThat(TlsEngineKind.openSslUnavailableReason()).as("OpenSSL engine").isNull();
+    }
+    EventLoopGroup group = group();
+    try (TlsInteropTest.Peer first = sServer("TLSv1.2");
+        TlsInteropTest.Peer second = sServer("TLSv1.2")) {
+      InetSocketAddress a = acceptAddress(first);
+      InetSocketAddress b = acceptAddress(second);
+      TlsClient client = TlsClient.create(clientConfig().withEngine(engine), 1);
+      assertThat(page(group, client, a)).contains("New, ");
+      assertThat(page(group, client, a)).contains("Reused, ");
+      assertThat(page(group, client, b)).contains("New, ");
+      assertThat(client.cachedSessions()).isEqualTo(1);
+      assertThat(page(group, client, a)).as("b's session pushed a's out").contains("New, ");
+      assertThat(page(group, client, a)).contains("Reused, ");
+      client.clearSessions();
+    }
+  }
+
+  @Test
+  void aCacheOfNoneNeverResumesOnOpensslAndIsRefusedOnTheJdk() throws Exception {
+    TestPki.requireTool("openssl", "version");
+    assertThatThrownBy(() -> TlsClient.create(clientConfig().withEngine(TlsEngineKind.JDK), 0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("needs the OpenSSL engine");
+    assertThatThrownBy(() -> TlsClient.create(clientConfig(), -1))
+        .isInstanceOf(IllegalArgumentException.class);
+    assumeThat(TlsEngineKind.openSslUnavailableReason()).as("OpenSSL engine").isNull();
+    EventLoopGroup group = group();
+    try (TlsInteropTest.Peer server = sServer("TLSv1.2")) {
+      InetSocketAddress address = acceptAddress(server);
+      TlsClient client = TlsClient.create(clientConfig().withEngine(TlsEngineKind.OPENSSL), 0);
+      assertThat(page(group, client, address)).contains("New, ");
+      assertThat(page(group, client, address)).contains("New, ");
+      assertThat(client.cachedSessions()).isZero();
+    }
+  }
+
+  private TlsInteropTest.Peer sServer(String protocol) throws java.io.IOException {
+    return new TlsInteropTest.Peer(
+        List.of(
+            "openssl",
+            "s_server",
+            "-accept",
+            "127.0.0.1:0",
+            "-cert",
+            pki.serverCert.toString(),
+            "-key",
+            pki.serverKey.toString(),
+            "-www",
+            protocol.equals("TLSv1.3") ? "-tls1_3" : "-tls1_2"));
+  }
+
+  private static InetSocketAddress acceptAddress(TlsInteropTest.Peer server)
+      throws InterruptedException {
+    int port = Integer.parseInt(server.awaitOutput("ACCEPT 127\\.0\\.0\\.1:(\\d+)").group(1));
+    return new InetSocketAddress("127.0.0.1", port);
   }
 
   @Test

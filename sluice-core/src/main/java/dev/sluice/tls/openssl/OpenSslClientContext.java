@@ -21,9 +21,6 @@ import javax.net.ssl.SSLException;
 public final class OpenSslClientContext implements OpenSslEngine.Owner {
   private static final Cleaner CLEANER = Cleaner.create();
 
-  /** How many servers' sessions a client keeps by default. */
-  public static final int DEFAULT_SESSION_CACHE_SIZE = 256;
-
   private final TlsClientConfig config;
   private final MemorySegment ctx;
   private final byte[] alpn;
@@ -35,12 +32,6 @@ public final class OpenSslClientContext implements OpenSslEngine.Owner {
     this.ctx = ctx;
     this.alpn = alpn;
     this.sessions = sessions;
-  }
-
-  /** Builds the context of {@code config}, keeping up to {@link #DEFAULT_SESSION_CACHE_SIZE}. */
-  public static OpenSslClientContext create(TlsClientConfig config)
-      throws GeneralSecurityException {
-    return create(config, DEFAULT_SESSION_CACHE_SIZE);
   }
 
   /** How many servers' sessions it holds now. */

@@ -213,6 +213,8 @@ public record ClusterConfig(
    *     that times out is retried on another upstream like a connect that does ({@link
    *     Duration#ZERO}: no limit)
    * @param engine the TLS implementation ({@code auto}: the JDK for a client)
+   * @param sessionCacheSize how many upstreams' sessions are kept to resume (one per upstream
+   *     address and name sent), the least recently used dropped beyond; 0: none, OpenSSL only
    */
   public record UpstreamTls(
       Path ca,
@@ -220,13 +222,20 @@ public record ClusterConfig(
       List<String> alpn,
       ListenerTls.Certificate certificate,
       Duration handshakeTimeout,
-      dev.sluice.tls.TlsEngineKind engine) {
+      dev.sluice.tls.TlsEngineKind engine,
+      int sessionCacheSize) {
     /** The default handshake timeout, as for a client's handshake with a listener. */
     public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
+
+    /** The most sessions a cluster may keep: each is a few KB of C or Java heap. */
+    public static final int MAX_SESSION_CACHE_SIZE = 1_000_000;
 
     public UpstreamTls {
       alpn = List.copyOf(alpn);
       java.util.Objects.requireNonNull(engine, "engine");
+      if (sessionCacheSize < 0 || sessionCacheSize > MAX_SESSION_CACHE_SIZE) {
+        throw new IllegalArgumentException("a session cache of " + sessionCacheSize);
+      }
     }
 
     /** On the default engine ({@link dev.sluice.tls.TlsEngineKind#defaultKind()}). */
@@ -242,7 +251,8 @@ public record ClusterConfig(
           alpn,
           certificate,
           handshakeTimeout,
-          dev.sluice.tls.TlsEngineKind.defaultKind());
+          dev.sluice.tls.TlsEngineKind.defaultKind(),
+          dev.sluice.tls.TlsClient.DEFAULT_SESSION_CACHE_SIZE);
     }
 
     /** The files it is read from: the CA and the client certificate's (to watch, and compare). */

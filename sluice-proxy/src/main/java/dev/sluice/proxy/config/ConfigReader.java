@@ -19,6 +19,7 @@ import dev.sluice.tls.CipherPolicy;
 import dev.sluice.tls.KeyMaterial;
 import dev.sluice.tls.KeyMaterialException;
 import dev.sluice.tls.OcspStapling;
+import dev.sluice.tls.TlsClient;
 import dev.sluice.tls.TlsEngineKind;
 import dev.sluice.tls.TlsProfile;
 import dev.sluice.tls.TrustMaterial;
@@ -1089,7 +1090,8 @@ public final class ConfigReader {
             "p12",
             "password",
             "handshakeTimeout",
-            "engine");
+            "engine",
+            "sessionCache");
     Path ca = null;
     if (f.containsKey("ca")) {
       ca = readableFile(f.get("ca"));
@@ -1114,8 +1116,33 @@ public final class ConfigReader {
         timeout(f, "handshakeTimeout", ClusterConfig.UpstreamTls.DEFAULT_HANDSHAKE_TIMEOUT);
     TlsEngineKind engine =
         f.containsKey("engine") ? tlsEngine(f.get("engine"), false) : TlsEngineKind.defaultKind();
+    int sessionCacheSize =
+        f.containsKey("sessionCache")
+            ? upstreamSessionCacheSize(f.get("sessionCache"), engine)
+            : TlsClient.DEFAULT_SESSION_CACHE_SIZE;
     return new ClusterConfig.UpstreamTls(
-        ca, serverName, alpn, certificate, handshakeTimeout, engine);
+        ca, serverName, alpn, certificate, handshakeTimeout, engine, sessionCacheSize);
+  }
+
+  private int upstreamSessionCacheSize(YamlNode node, TlsEngineKind engine) {
+    Map<String, YamlNode> f = node.fields("size");
+    if (!f.containsKey("size")) {
+      return TlsClient.DEFAULT_SESSION_CACHE_SIZE;
+    }
+    int size =
+        intIn(
+            f.get("size"),
+            0,
+            ClusterConfig.UpstreamTls.MAX_SESSION_CACHE_SIZE,
+            TlsClient.DEFAULT_SESSION_CACHE_SIZE);
+    if (size == 0 && engine != TlsEngineKind.OPENSSL) { // auto is the JDK for a client
+      f.get("size")
+          .problem(
+              "a session cache of 0 (no resumption) needs engine: openssl (the JDK's cache takes 0"
+                  + " as no limit)");
+      return TlsClient.DEFAULT_SESSION_CACHE_SIZE;
+    }
+    return size;
   }
 
   // ---- timeouts and buffers ----

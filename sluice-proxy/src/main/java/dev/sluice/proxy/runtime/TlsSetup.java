@@ -102,7 +102,7 @@ final class TlsSetup {
       if (tls.certificate() != null) {
         config = config.withClientKey(tls.certificate().load());
       }
-      return TlsClient.create(config);
+      return TlsClient.create(config, tls.sessionCacheSize());
     } catch (GeneralSecurityException | IllegalArgumentException e) {
       throw new ConfigException(
           List.of(new Problem(source, 0, "clusters." + cluster + ".tls", e.getMessage())));

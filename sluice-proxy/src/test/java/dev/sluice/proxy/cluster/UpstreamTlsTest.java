@@ -195,6 +195,31 @@ class UpstreamTlsTest {
     }
   }
 
+  /** {@code sessionCache: {size: 0}}: the cluster keeps no session, every connection is new. */
+  @Test
+  void aClusterWithoutASessionCacheNeverResumes() throws Exception {
+    TestPki.requireTool("openssl", "version");
+    org.assertj.core.api.Assumptions.assumeThat(
+            dev.sluice.tls.TlsEngineKind.openSslUnavailableReason())
+        .as("OpenSSL engine")
+        .isNull();
+    int port = freePort();
+    Process upstream =
+        server(port, pki.serverCert, pki.serverKey, List.of("-www", "-tls1_2"), false);
+    try (ProxyFixture proxy =
+        ProxyFixture.start(
+            yaml(
+                port,
+                "{ca: \"%s\", serverName: localhost, engine: openssl, sessionCache: {size: 0}}"
+                    .formatted(pki.caCert)),
+            dir)) {
+      assertThat(page(proxy)).contains("New, TLSv1.2");
+      assertThat(page(proxy)).contains("New, TLSv1.2");
+    } finally {
+      stop(upstream);
+    }
+  }
+
   /**
    * {@code engine: openssl} trusts the configured CA only: an upstream whose certificate another CA
    * signed fails the handshake, and the pair says why.

@@ -117,6 +117,32 @@ class ClusterConfigTest {
   }
 
   @Test
+  void theUpstreamSessionCacheSizeIsReadAndSenselessSizesRefused() throws Exception {
+    ClusterConfig plain = read("    tls: {}", "").clusters().getFirst();
+    assertThat(plain.tls().sessionCacheSize()).isEqualTo(256);
+    ClusterConfig one = read("    tls: {sessionCache: {size: 1}}", "").clusters().getFirst();
+    assertThat(one.tls().sessionCacheSize()).isEqualTo(1);
+    for (String size : List.of("-1", "1000001", "many", "1.5")) {
+      assertThat(problems("    tls: {sessionCache: {size: " + size + "}}", ""))
+          .as(size)
+          .extracting(Problem::path)
+          .containsExactly("clusters[0].tls.sessionCache.size");
+    }
+    assertThat(problems("    tls: {sessionCache: {size: 10, timeout: 5m}}", ""))
+        .extracting(Problem::path)
+        .containsExactly("clusters[0].tls.sessionCache.timeout");
+    // 0 (no resumption) on the client's default engine, the JDK's: its cache takes 0 as no limit.
+    assertThat(problems("    tls: {sessionCache: {size: 0}, engine: jdk}", ""))
+        .singleElement()
+        .satisfies(p -> assertThat(p.message()).contains("needs engine: openssl"));
+    if (dev.sluice.tls.TlsEngineKind.openSslUnavailableReason() == null) {
+      ClusterConfig none =
+          read("    tls: {sessionCache: {size: 0}, engine: openssl}", "").clusters().getFirst();
+      assertThat(none.tls().sessionCacheSize()).isZero();
+    }
+  }
+
+  @Test
   void senselessClusterOptionsAreRefusedWithTheirPlace() {
     assertThat(problems("    balance: random", ""))
         .singleElement()

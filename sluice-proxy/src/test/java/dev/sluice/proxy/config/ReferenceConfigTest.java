@@ -3,6 +3,7 @@ package dev.sluice.proxy.config;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.testing.TestPki;
+import dev.sluice.tls.TlsClient;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -110,6 +111,7 @@ class ReferenceConfigTest {
     assertThat(secure.tls().certificate()).isNotNull();
     assertThat(secure.tls().ca()).isEqualTo(dir.resolve("server-ca.pem"));
     assertThat(secure.tls().handshakeTimeout()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(secure.tls().sessionCacheSize()).isEqualTo(TlsClient.DEFAULT_SESSION_CACHE_SIZE);
     assertThat(secure.healthCheck().type()).isEqualTo(ClusterConfig.CheckType.TLS);
 
     assertThat(config.admin().address()).isEqualTo(Endpoint.parse("127.0.0.1:9000"));
