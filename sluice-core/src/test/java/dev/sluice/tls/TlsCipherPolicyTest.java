@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.net.SocketOptions;
 import dev.sluice.testing.Await;
 import dev.sluice.testing.RecordingHandler;
-import dev.sluice.testing.TestPki;
 import dev.sluice.testing.TlsTestBase;
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -18,27 +17,12 @@ import org.junit.jupiter.api.Test;
 class TlsCipherPolicyTest extends TlsTestBase {
 
   private TlsInteropTest.Peer cbcOnlyServer() throws Exception {
-    TestPki.requireTool("openssl", "version");
-    return new TlsInteropTest.Peer(
-        List.of(
-            "openssl",
-            "s_server",
-            "-accept",
-            "127.0.0.1:0",
-            "-naccept",
-            "1",
-            "-cert",
-            pki.serverCert.toString(),
-            "-key",
-            pki.serverKey.toString(),
-            "-www",
-            "-tls1_2",
-            "-cipher",
-            "ECDHE-RSA-AES128-SHA"));
+    return TlsInteropTest.opensslServer(
+        pki, "-naccept", "1", "-www", "-tls1_2", "-cipher", "ECDHE-RSA-AES128-SHA");
   }
 
   private static int port(TlsInteropTest.Peer server) throws InterruptedException {
-    return Integer.parseInt(server.awaitOutput("ACCEPT 127\\.0\\.0\\.1:(\\d+)").group(1));
+    return TlsInteropTest.acceptPort(server);
   }
 
   @Test

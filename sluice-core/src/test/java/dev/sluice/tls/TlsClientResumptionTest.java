@@ -15,7 +15,6 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -102,24 +101,13 @@ class TlsClientResumptionTest extends TlsTestBase {
   }
 
   private TlsInteropTest.Peer sServer(String protocol) throws java.io.IOException {
-    return new TlsInteropTest.Peer(
-        List.of(
-            "openssl",
-            "s_server",
-            "-accept",
-            "127.0.0.1:0",
-            "-cert",
-            pki.serverCert.toString(),
-            "-key",
-            pki.serverKey.toString(),
-            "-www",
-            protocol.equals("TLSv1.3") ? "-tls1_3" : "-tls1_2"));
+    return TlsInteropTest.opensslServer(
+        pki, "-www", protocol.equals("TLSv1.3") ? "-tls1_3" : "-tls1_2");
   }
 
   private static InetSocketAddress acceptAddress(TlsInteropTest.Peer server)
       throws InterruptedException {
-    int port = Integer.parseInt(server.awaitOutput("ACCEPT 127\\.0\\.0\\.1:(\\d+)").group(1));
-    return new InetSocketAddress("127.0.0.1", port);
+    return new InetSocketAddress("127.0.0.1", TlsInteropTest.acceptPort(server));
   }
 
   @Test

@@ -29,6 +29,32 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** Sluice against real TLS peers: openssl s_client, openssl s_server and curl. */
 class TlsInteropTest extends TlsTestBase {
 
+  /**
+   * {@code openssl s_server} on a port of its choosing on 127.0.0.1 with the test PKI's server
+   * certificate, and {@code options} after those; {@link #acceptPort} reads the port.
+   */
+  static Peer opensslServer(TestPki pki, String... options) throws IOException {
+    TestPki.requireTool("openssl", "version");
+    List<String> command = new ArrayList<>();
+    command.addAll(
+        List.of(
+            "openssl",
+            "s_server",
+            "-accept",
+            "127.0.0.1:0",
+            "-cert",
+            pki.serverCert.toString(),
+            "-key",
+            pki.serverKey.toString()));
+    command.addAll(List.of(options));
+    return new Peer(command);
+  }
+
+  /** The port an {@link #opensslServer} said it accepts on. */
+  static int acceptPort(Peer server) throws InterruptedException {
+    return Integer.parseInt(server.awaitOutput("ACCEPT 127\\.0\\.0\\.1:(\\d+)").group(1));
+  }
+
   /** A child process whose output is collected as it comes. */
   static final class Peer implements AutoCloseable {
     final Process process;
@@ -190,26 +216,18 @@ class TlsInteropTest extends TlsTestBase {
   void sluiceClientAgainstOpensslServer(String protocol) throws Exception {
     TestPki.requireTool("openssl", "version");
     EventLoopGroup group = group();
-    List<String> command =
-        List.of(
-            "openssl",
-            "s_server",
-            "-accept",
-            "127.0.0.1:0",
+    try (Peer server =
+        opensslServer(
+            pki,
             "-naccept",
             "1",
-            "-cert",
-            pki.serverCert.toString(),
-            "-key",
-            pki.serverKey.toString(),
             "-Verify",
             "1",
             "-CAfile",
             pki.caCert.toString(),
             "-www",
-            protocol.equals("TLSv1.3") ? "-tls1_3" : "-tls1_2");
-    try (Peer server = new Peer(command)) {
-      int port = Integer.parseInt(server.awaitOutput("ACCEPT 127\\.0\\.0\\.1:(\\d+)").group(1));
+            protocol.equals("TLSv1.3") ? "-tls1_3" : "-tls1_2")) {
+      int port = acceptPort(server);
       RecordingHandler client = new RecordingHandler();
       TlsConnection connection =
           await(

@@ -166,11 +166,7 @@ class UpstreamTlsTest {
    */
   @Test
   void anOpensslClusterResumesItsSessionWithAnUpstream() throws Exception {
-    TestPki.requireTool("openssl", "version");
-    org.assertj.core.api.Assumptions.assumeThat(
-            dev.sluice.tls.TlsEngineKind.openSslUnavailableReason())
-        .as("OpenSSL engine")
-        .isNull();
+    requireOpensslEngine();
     for (String protocol : List.of("TLSv1.3", "TLSv1.2")) {
       int port = freePort();
       Process upstream =
@@ -198,11 +194,7 @@ class UpstreamTlsTest {
   /** {@code sessionCache: {size: 0}}: the cluster keeps no session, every connection is new. */
   @Test
   void aClusterWithoutASessionCacheNeverResumes() throws Exception {
-    TestPki.requireTool("openssl", "version");
-    org.assertj.core.api.Assumptions.assumeThat(
-            dev.sluice.tls.TlsEngineKind.openSslUnavailableReason())
-        .as("OpenSSL engine")
-        .isNull();
+    requireOpensslEngine();
     int port = freePort();
     Process upstream =
         server(port, pki.serverCert, pki.serverKey, List.of("-www", "-tls1_2"), false);
@@ -226,11 +218,7 @@ class UpstreamTlsTest {
    */
   @Test
   void anOpensslClusterRefusesAnUpstreamItsCaDidNotSign() throws Exception {
-    TestPki.requireTool("openssl", "version");
-    org.assertj.core.api.Assumptions.assumeThat(
-            dev.sluice.tls.TlsEngineKind.openSslUnavailableReason())
-        .as("OpenSSL engine")
-        .isNull();
+    requireOpensslEngine();
     int port = freePort();
     Process upstream = server(port, pki.serverCert, pki.serverKey, List.of());
     try (ProxyFixture proxy =
@@ -360,6 +348,14 @@ class UpstreamTlsTest {
     Process p = new ProcessBuilder(command).directory(d.toFile()).redirectErrorStream(true).start();
     String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(p.waitFor()).as(String.join(" ", command) + ":\n" + output).isZero();
+  }
+
+  private static void requireOpensslEngine() {
+    TestPki.requireTool("openssl", "version");
+    org.assertj.core.api.Assumptions.assumeThat(
+            dev.sluice.tls.TlsEngineKind.openSslUnavailableReason())
+        .as("OpenSSL engine")
+        .isNull();
   }
 
   private static void stop(Process server) throws InterruptedException {
