@@ -28,17 +28,22 @@ public record ProxyMemory(long rssBytes, HeapHistogram heap, long poolUsedBytes)
   private static final Duration ARENA_POOL_PERIOD = Duration.ofMillis(5_500);
 
   /**
-   * Lets the proxy settle for {@code settle} (a JVM for {@link #ARENA_POOL_PERIOD} more), then
-   * reads its memory: RSS first, then the heap histogram. When the JVM arms' flags trim the C heap
-   * periodically ({@code -XX:TrimNativeHeapInterval}, as sluice-proxy/jvm.options ships), the
-   * harness trims it right before RSS is read ({@code jcmd PID System.trim_native_heap}), so that a
-   * reading does not depend on where the 5-second period happens to fall: without it a baseline
-   * could still hold malloc garbage a later reading has returned.
+   * Lets the proxy settle for {@code settle}, then reads its memory: RSS first, then the heap
+   * histogram. A JVM first runs a full collection ({@code jcmd PID GC.run}) and is read {@link
+   * #ARENA_POOL_PERIOD} after it: objects that died in the old generation (a TLS handshake's,
+   * promoted while thousands ran) are not a parked pair's memory, and the collector gives back heap
+   * it no longer needs; without it a TLS pair read 16.3 KiB, with the histogram's collection before
+   * the reading 12.3. When the JVM arms' flags trim the C heap periodically ({@code
+   * -XX:TrimNativeHeapInterval}, as sluice-proxy/jvm.options ships), the harness trims it right
+   * before RSS is read ({@code jcmd PID System.trim_native_heap}), so that a reading does not
+   * depend on where the 5-second period happens to fall: without it a baseline could still hold
+   * malloc garbage a later reading has returned.
    */
   public static ProxyMemory settleAndRead(ProxyProcess proxy, Duration settle)
       throws IOException, InterruptedException {
     Thread.sleep(settle);
     if (proxy.jvm()) {
+      Jcmd.run(proxy, "GC.run");
       Thread.sleep(ARENA_POOL_PERIOD);
       if (ProxyArms.trimsNativeHeap()) {
         Jcmd.run(proxy, "System.trim_native_heap");
