@@ -32,12 +32,12 @@ public record ProxyMemory(long rssBytes, HeapHistogram heap, long poolUsedBytes)
    * histogram. A JVM first runs a full collection ({@code jcmd PID GC.run}) and is read {@link
    * #ARENA_POOL_PERIOD} after it: objects that died in the old generation (a TLS handshake's,
    * promoted while thousands ran) are not a parked pair's memory, and the collector gives back heap
-   * it no longer needs; without it a TLS pair read 16.3 KiB, with the histogram's collection before
-   * the reading 12.3. When the JVM arms' flags trim the C heap periodically ({@code
-   * -XX:TrimNativeHeapInterval}, as sluice-proxy/jvm.options ships), the harness trims it right
-   * before RSS is read ({@code jcmd PID System.trim_native_heap}), so that a reading does not
-   * depend on where the 5-second period happens to fall: without it a baseline could still hold
-   * malloc garbage a later reading has returned.
+   * it no longer needs (a parked TLS pair's RSS read 16.3 KiB without it, 15.3 with it). When the
+   * JVM arms' flags trim the C heap periodically ({@code -XX:TrimNativeHeapInterval}, as
+   * sluice-proxy/jvm.options ships), the harness trims it right before RSS is read ({@code jcmd PID
+   * System.trim_native_heap}), so that a reading does not depend on where the 5-second period
+   * happens to fall: without it a baseline could still hold malloc garbage a later reading has
+   * returned.
    */
   public static ProxyMemory settleAndRead(ProxyProcess proxy, Duration settle)
       throws IOException, InterruptedException {
