@@ -61,10 +61,12 @@ public final class TlsClient {
    */
   public static TlsClient create(TlsClientConfig config, int sessionCacheSize)
       throws GeneralSecurityException {
-    if (sessionCacheSize < 0) {
-      throw new IllegalArgumentException("a session cache of " + sessionCacheSize + " sessions");
+    TlsEngineKind engine = config.engine().resolveForClient();
+    String refused = sessionCacheSizeRefusal(sessionCacheSize, engine);
+    if (refused != null) {
+      throw new IllegalArgumentException(refused);
     }
-    if (config.engine().resolveForClient() == TlsEngineKind.OPENSSL) {
+    if (engine == TlsEngineKind.OPENSSL) {
       TlsClient client =
           new TlsClient(config, null, OpenSslClientContext.create(config, sessionCacheSize));
       try {
@@ -74,11 +76,6 @@ public final class TlsClient {
         throw new GeneralSecurityException(e.getMessage(), e);
       }
       return client;
-    }
-    if (sessionCacheSize == 0) {
-      throw new IllegalArgumentException(
-          "a session cache of 0 (no resumption) needs the OpenSSL engine: the JDK's takes 0 as no"
-              + " limit");
     }
     SSLContext context = SSLContext.getInstance("TLS");
     context.init(
@@ -100,6 +97,22 @@ public final class TlsClient {
       throw new GeneralSecurityException(e.getMessage(), e);
     }
     return client;
+  }
+
+  /**
+   * Why a client on {@code engine} ({@link TlsEngineKind#JDK} or {@link TlsEngineKind#OPENSSL})
+   * cannot keep {@code sessionCacheSize} sessions, or null when it can: never a negative size, and
+   * 0 (no resumption) on OpenSSL only, since the JDK's cache takes 0 as no limit.
+   */
+  public static String sessionCacheSizeRefusal(int sessionCacheSize, TlsEngineKind engine) {
+    if (sessionCacheSize < 0) {
+      return "a session cache of " + sessionCacheSize + " sessions";
+    }
+    if (sessionCacheSize == 0 && engine != TlsEngineKind.OPENSSL) {
+      return "a session cache of 0 (no resumption) needs the OpenSSL engine: the JDK's takes 0 as"
+          + " no limit";
+    }
+    return null;
   }
 
   /** The configuration this client was built from. */

@@ -1135,11 +1135,12 @@ public final class ConfigReader {
             0,
             ClusterConfig.UpstreamTls.MAX_SESSION_CACHE_SIZE,
             TlsClient.DEFAULT_SESSION_CACHE_SIZE);
-    if (size == 0 && engine != TlsEngineKind.OPENSSL) { // auto is the JDK for a client
-      f.get("size")
-          .problem(
-              "a session cache of 0 (no resumption) needs engine: openssl (the JDK's cache takes 0"
-                  + " as no limit)");
+    // auto is the JDK for a client
+    String refused =
+        TlsClient.sessionCacheSizeRefusal(
+            size, engine == TlsEngineKind.OPENSSL ? engine : TlsEngineKind.JDK);
+    if (refused != null) {
+      f.get("size").problem(refused);
       return TlsClient.DEFAULT_SESSION_CACHE_SIZE;
     }
     return size;

@@ -134,7 +134,7 @@ class ClusterConfigTest {
     // 0 (no resumption) on the client's default engine, the JDK's: its cache takes 0 as no limit.
     assertThat(problems("    tls: {sessionCache: {size: 0}, engine: jdk}", ""))
         .singleElement()
-        .satisfies(p -> assertThat(p.message()).contains("needs engine: openssl"));
+        .satisfies(p -> assertThat(p.message()).contains("needs the OpenSSL engine"));
     if (dev.sluice.tls.TlsEngineKind.openSslUnavailableReason() == null) {
       ClusterConfig none =
           read("    tls: {sessionCache: {size: 0}, engine: openssl}", "").clusters().getFirst();
