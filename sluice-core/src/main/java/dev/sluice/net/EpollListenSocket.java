@@ -150,6 +150,7 @@ final class EpollListenSocket implements ListenSocket {
       int errno = s.errno();
       switch (errno) {
         case Libc.EAGAIN -> {
+          poller.readDrained(fd); // the kernel tells of the next connection
           return null;
         }
         case Libc.EINTR, Libc.ECONNABORTED -> {

@@ -16,30 +16,30 @@ import java.util.List;
  * file descriptors as ints, and the loop's preallocated native scratch (events, iovecs, socket
  * addresses, option values, errno) so that no call allocates.
  *
- * <p><b>Level-triggered.</b> The connection code above the seam is the same on both transports, and
- * it was written for NIO's level-triggered readiness: it reads at most {@code maxReadsPerEvent}
- * times per event and stops early on a short read, pauses reading by dropping the interest, and
- * asks for writability only while its queue holds bytes. Level-triggered epoll keeps all of that
- * true with nothing to re-arm: a socket left with unread bytes (fairness, a paused reader) is
- * reported again by the next wait. Edge-triggered would save the {@code epoll_ctl} of each interest
- * change, but then every read must run to EAGAIN or be re-queued by hand, or a socket with bytes
- * left would never be reported again; interest changes here are rare (a full socket, a pause), so
- * the saving is small next to that risk. As the JDK's selector does, a socket with no interest is
- * removed from the epoll set: the kernel reports errors and hang-ups even without interest, and
- * level-triggered that would spin.
- *
- * <p><b>Interest changes wait for the next wait.</b> {@link #modify} records what a socket wants;
- * {@link #poll} hands the kernel only the net change of each socket before it waits, as HAProxy's
- * pollers do. A proxied connection's interest goes up and down within one pass (an accepted client
- * is paused until its upstream connects; a socket stops reading at its end and is closed), and each
- * of those was an {@code epoll_ctl}: seven per proxied connection, three now. Nothing is lost in
- * between: readiness is only read by the wait, and closing a socket takes it out of the set.
+ * <p><b>Edge-triggered, with readiness kept here.</b> Each socket enters the epoll set once, for
+ * input, output and peer hang-up with {@code EPOLLET}, and never changes there: the kernel tells of
+ * each change (bytes arrived, room freed, an end or an error) and this poller remembers it as the
+ * socket's readiness, readable or writable. A socket forgets its readiness only on evidence: a read
+ * that returned EAGAIN or fewer bytes than asked, a write that took EAGAIN or only part (both mean
+ * the next change will be told), a connect not yet done; never once the input ended or the socket
+ * failed, which the kernel tells once (a FIN can sit behind the bytes a short read drained). Each
+ * pass reports what is ready <i>and</i> wanted, so the connection code above the seam sees
+ * level-triggered readiness, as NIO gives it: a reader that stopped early for fairness, or resumes
+ * after a pause, is told again at the next pass (which then does not wait), with no system call.
+ * What it saves are interest changes: a proxied connection's interest goes up and down (an accepted
+ * client is paused until its upstream connects, a socket asks for output while connecting and for
+ * input after, an ended input is dropped) and each was an {@code epoll_ctl}; here there are none
+ * after the first. An interest of none needs nothing either: a hang-up is told once, not at every
+ * wait.
  */
 final class EpollPoller implements Poller {
   private static final int MAX_EVENTS = 256;
   private static final java.util.concurrent.atomic.LongAdder INTERRUPTED_WAITS =
       new java.util.concurrent.atomic.LongAdder();
   private static final long WAKE_TOKEN = -1;
+
+  /** What every socket is registered for, once. */
+  private static final int WATCHED = Libc.EPOLLIN | Libc.EPOLLOUT | Libc.EPOLLRDHUP | Libc.EPOLLET;
 
   /** The eventfd increment every wake-up writes: constant, so any thread may pass it. */
   private static final MemorySegment ONE;
@@ -59,20 +59,31 @@ final class EpollPoller implements Poller {
   private Pollable[] owners = new Pollable[1024];
 
   /**
-   * Each socket's interest in one int (no array more per descriptor than before changes waited):
-   * what it wants now (bits 0-7), what the kernel's epoll set holds (bits 8-15, 0: not in the set),
-   * and whether it is in {@link #changed} (bit 16).
+   * Each socket's state in one int: what it wants (bits 0-7, {@link Poller}'s operations), what it
+   * is ready for ({@link #READABLE}, {@link #WRITABLE}), and whether it is in {@link #due}.
    */
-  private int[] interests = new int[1024];
+  private int[] states = new int[1024];
 
-  private static final int IN_KERNEL_SHIFT = 8;
-  private static final int OPS = 0xff;
-  private static final int QUEUED = 1 << 16;
+  private static final int WANTED = 0xff;
+  private static final int READABLE = 1 << 8;
+  private static final int WRITABLE = 1 << 9;
 
-  /** Sockets whose interest changed since the last wait, each once. */
-  private int[] changed = new int[64];
+  /**
+   * The input ended or the socket failed (a FIN, a hang-up, an error): readable from then on, as a
+   * read returns at once. Kept, because the kernel tells of an end once: a read that drains the
+   * bytes before a FIN returns less than asked, and the FIN behind them is not told again.
+   */
+  private static final int READ_ENDED = 1 << 10;
 
-  private int changes;
+  /** The socket hung up or failed: writable from then on (a write returns its error at once). */
+  private static final int WRITE_ENDED = 1 << 11;
+
+  private static final int DUE = 1 << 16;
+
+  /** Sockets to look at in the next pass (ready and wanted, as far as known), each once. */
+  private int[] due = new int[64];
+
+  private int dueCount;
   private int registered;
 
   EpollPoller() throws IOException {
@@ -92,6 +103,7 @@ final class EpollPoller implements Poller {
       arena.close();
       throw Libc.error("eventfd", errno);
     }
+    // Level-triggered: the counter is read back to zero at each wake-up.
     Libc.setEvent(scratch.event, Libc.EPOLLIN, WAKE_TOKEN);
     if (Libc.epollCtl(scratch.errno, epfd, Libc.EPOLL_CTL_ADD, wakeFd, scratch.eventAddress) < 0) {
       int errno = scratch.errno();
@@ -115,10 +127,8 @@ final class EpollPoller implements Poller {
 
   @Override
   public void poll(long timeoutMillis, ReadySink sink) throws IOException {
-    // An owner told of a refused change may have closed and queued work or timers the loop chose
-    // its wait without: then look and come back at once.
-    boolean refused = applyChanges();
-    int timeout = refused ? 0 : (int) Math.min(Integer.MAX_VALUE, timeoutMillis);
+    // A socket known ready and wanted is reported without waiting for the kernel's word.
+    int timeout = dueCount > 0 ? 0 : (int) Math.min(Integer.MAX_VALUE, timeoutMillis);
     int n = Libc.epollWait(scratch.errno, epfd, eventsAddress, MAX_EVENTS, timeout);
     if (n < 0) {
       int errno = scratch.errno();
@@ -135,22 +145,65 @@ final class EpollPoller implements Poller {
         continue;
       }
       int fd = (int) token;
-      Pollable owner = fd < owners.length ? owners[fd] : null;
-      if (owner == null) {
+      if (fd >= owners.length || owners[fd] == null) {
         continue; // closed by an earlier event of this batch
       }
       int flags = Libc.eventFlags(events, i);
-      int interest = interests[fd] & OPS;
       int ready = 0;
-      if ((flags & (Libc.EPOLLIN | Libc.EPOLLERR | Libc.EPOLLHUP | Libc.EPOLLRDHUP)) != 0) {
-        ready |= interest & (READ | ACCEPT);
+      if ((flags & Libc.EPOLLIN) != 0) {
+        ready |= READABLE;
       }
-      if ((flags & (Libc.EPOLLOUT | Libc.EPOLLERR | Libc.EPOLLHUP)) != 0) {
-        ready |= interest & (WRITE | CONNECT);
+      if ((flags & (Libc.EPOLLERR | Libc.EPOLLHUP | Libc.EPOLLRDHUP)) != 0) {
+        ready |= READABLE | READ_ENDED;
       }
-      if (ready != 0) {
-        sink.ready(owner, ready);
+      if ((flags & Libc.EPOLLOUT) != 0) {
+        ready |= WRITABLE;
       }
+      if ((flags & (Libc.EPOLLERR | Libc.EPOLLHUP)) != 0) {
+        ready |= WRITABLE | WRITE_ENDED;
+      }
+      states[fd] |= ready;
+      queueIfReported(fd);
+    }
+    // Those queued before the callbacks: what they queue (a changed interest, a reader that
+    // stopped before it drained its socket) is the next pass's.
+    int count = dueCount;
+    for (int i = 0; i < count; i++) {
+      int fd = due[i];
+      states[fd] &= ~DUE;
+      Pollable owner = owners[fd];
+      int ops = owner == null ? 0 : reported(states[fd]);
+      if (ops != 0) {
+        sink.ready(owner, ops);
+        if (owners[fd] == owner) {
+          queueIfReported(fd);
+        }
+      }
+    }
+    System.arraycopy(due, count, due, 0, dueCount - count);
+    dueCount -= count;
+  }
+
+  /** The operations a socket in {@code state} is reported for: those it wants and is ready for. */
+  private static int reported(int state) {
+    int ready = 0;
+    if ((state & READABLE) != 0) {
+      ready |= READ | ACCEPT;
+    }
+    if ((state & WRITABLE) != 0) {
+      ready |= WRITE | CONNECT;
+    }
+    return state & WANTED & ready;
+  }
+
+  private void queueIfReported(int fd) {
+    int state = states[fd];
+    if ((state & DUE) == 0 && reported(state) != 0) {
+      if (dueCount == due.length) {
+        due = Arrays.copyOf(due, dueCount * 2);
+      }
+      due[dueCount++] = fd;
+      states[fd] = state | DUE;
     }
   }
 
@@ -175,32 +228,42 @@ final class EpollPoller implements Poller {
     return EpollStreamSocket.open(scratch, SockAddr.family(remote));
   }
 
-  /** Starts watching {@code fd} for {@code ops} on behalf of {@code owner}. */
-  void add(int fd, Pollable owner, int ops) {
+  /**
+   * Starts watching {@code fd} for {@code ops} on behalf of {@code owner}: its one {@code
+   * epoll_ctl}. The kernel's refusal (ENOSPC at {@code max_user_watches}, ENOMEM) is thrown.
+   */
+  void add(int fd, Pollable owner, int ops) throws IOException {
     if (fd >= owners.length) {
       int size = Math.max(fd + 1, owners.length * 2);
       owners = Arrays.copyOf(owners, size);
-      interests = Arrays.copyOf(interests, size);
+      states = Arrays.copyOf(states, size);
+    }
+    Libc.setEvent(scratch.event, WATCHED, fd);
+    if (Libc.epollCtl(scratch.errno, epfd, Libc.EPOLL_CTL_ADD, fd, scratch.eventAddress) < 0) {
+      throw Libc.error("epoll_ctl", scratch.errno());
     }
     owners[fd] = owner;
-    interests[fd] &= QUEUED; // a reused number: not in the kernel's set
+    states[fd] = (states[fd] & DUE) | ops; // a reused number: nothing known ready yet
     registered++;
-    modify(fd, ops);
   }
 
-  /**
-   * Changes what {@code fd} is watched for, from the next wait on; with no interest it leaves the
-   * epoll set then. A change the kernel refuses reaches the owner's {@link
-   * Pollable#onInterestRefused}.
-   */
+  /** Changes what {@code fd} is reported for, from the next pass on. No system call. */
   void modify(int fd, int ops) {
-    int state = interests[fd];
-    interests[fd] = (state & ~OPS) | ops | QUEUED;
-    if ((state & QUEUED) == 0) {
-      if (changes == changed.length) {
-        changed = Arrays.copyOf(changed, changes * 2);
-      }
-      changed[changes++] = fd;
+    states[fd] = (states[fd] & ~WANTED) | ops;
+    queueIfReported(fd);
+  }
+
+  /** A read of {@code fd} showed it has nothing more for now: the kernel tells when it has. */
+  void readDrained(int fd) {
+    if ((states[fd] & READ_ENDED) == 0) {
+      states[fd] &= ~READABLE;
+    }
+  }
+
+  /** A write to {@code fd} showed it full (or a connect not done): the kernel tells when not. */
+  void writeBlocked(int fd) {
+    if ((states[fd] & WRITE_ENDED) == 0) {
+      states[fd] &= ~WRITABLE;
     }
   }
 
@@ -208,57 +271,9 @@ final class EpollPoller implements Poller {
   void remove(int fd) {
     if (fd < owners.length && owners[fd] != null) {
       owners[fd] = null;
-      interests[fd] &= QUEUED; // nothing wanted, and closing takes it out of the kernel's set
+      states[fd] &= DUE; // a stale entry in the due list is skipped
       registered--;
     }
-  }
-
-  /**
-   * Hands the kernel each socket's net change, those queued before this call only: an owner told of
-   * a refusal may queue more (itself again, even), which wait for the next pass. Returns whether
-   * any owner was told.
-   */
-  private boolean applyChanges() {
-    boolean refused = false;
-    int due = changes;
-    for (int i = 0; i < due; i++) {
-      int fd = changed[i];
-      int state = interests[fd] & ~QUEUED;
-      interests[fd] = state;
-      int want = state & OPS;
-      int have = state >>> IN_KERNEL_SHIFT;
-      Pollable owner = owners[fd];
-      if (owner == null || want == have) {
-        continue; // closed since (a reused number is registered anew), or back where it was
-      }
-      int op;
-      if (want == 0) {
-        op = Libc.EPOLL_CTL_DEL;
-      } else {
-        op = have == 0 ? Libc.EPOLL_CTL_ADD : Libc.EPOLL_CTL_MOD;
-      }
-      Libc.setEvent(scratch.event, epollFlags(want), fd);
-      if (Libc.epollCtl(scratch.errno, epfd, op, fd, scratch.eventAddress) < 0) {
-        refused = true;
-        owner.onInterestRefused(Libc.error("epoll_ctl", scratch.errno()));
-        continue;
-      }
-      interests[fd] = want | want << IN_KERNEL_SHIFT | (interests[fd] & QUEUED);
-    }
-    System.arraycopy(changed, due, changed, 0, changes - due);
-    changes -= due;
-    return refused;
-  }
-
-  private static int epollFlags(int ops) {
-    int flags = 0;
-    if ((ops & (READ | ACCEPT)) != 0) {
-      flags |= Libc.EPOLLIN | Libc.EPOLLRDHUP;
-    }
-    if ((ops & (WRITE | CONNECT)) != 0) {
-      flags |= Libc.EPOLLOUT;
-    }
-    return flags;
   }
 
   @Override

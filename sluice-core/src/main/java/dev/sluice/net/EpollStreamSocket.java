@@ -136,6 +136,7 @@ final class EpollStreamSocket implements StreamSocket {
       if (error != 0) {
         throw Libc.error("connect", error);
       }
+      writeBlocked(); // the connect's end is told when it comes
       return false;
     }
     learnLocalAddress();
@@ -167,6 +168,9 @@ final class EpollStreamSocket implements StreamSocket {
       long n = Libc.read(scratch.errno, fd, address, room);
       if (n > 0) {
         dst.position(position + (int) n);
+        if (n < room) {
+          readDrained(); // a stream read returns less only when the socket has no more now
+        }
         return (int) n;
       }
       if (n == 0) {
@@ -174,6 +178,7 @@ final class EpollStreamSocket implements StreamSocket {
       }
       int errno = scratch.errno();
       if (errno == Libc.EAGAIN) {
+        readDrained();
         return 0;
       }
       if (errno != Libc.EINTR) {
@@ -194,10 +199,14 @@ final class EpollStreamSocket implements StreamSocket {
       long n = Libc.send(scratch.errno, fd, address, length, Libc.MSG_NOSIGNAL);
       if (n >= 0) {
         src.position(position + (int) n);
+        if (n < length) {
+          writeBlocked(); // the kernel marked the socket full: it tells when room frees
+        }
         return (int) n;
       }
       int errno = scratch.errno();
       if (errno == Libc.EAGAIN) {
+        writeBlocked();
         return 0;
       }
       if (errno != Libc.EINTR) {
@@ -230,11 +239,15 @@ final class EpollStreamSocket implements StreamSocket {
       }
       int errno = scratch.errno();
       if (errno == Libc.EAGAIN) {
+        writeBlocked();
         return 0;
       }
       if (errno != Libc.EINTR) {
         throw Libc.error("sendmsg", errno);
       }
+    }
+    if (n < total) {
+      writeBlocked();
     }
     long left = n;
     for (int i = 0; i < count && left > 0; i++) {
@@ -244,6 +257,23 @@ final class EpollStreamSocket implements StreamSocket {
       left -= step;
     }
     return n;
+  }
+
+  /**
+   * The socket has nothing more to read now, as a read (or a splice from it) showed: the poller
+   * forgets its readiness until the kernel tells of more.
+   */
+  void readDrained() {
+    if (poller != null) {
+      poller.readDrained(fd);
+    }
+  }
+
+  /** The socket took no more (or its connect is not done), as a write showed. */
+  void writeBlocked() {
+    if (poller != null) {
+      poller.writeBlocked(fd);
+    }
   }
 
   @Override

@@ -390,6 +390,8 @@ public final class SocketConnection implements Connection {
       releasePipe();
       if (n < 0) {
         onEndOfInput();
+      } else {
+        from.readDrained(); // EAGAIN into an empty pipe: the socket's
       }
       return SPLICED_DONE;
     }
@@ -402,6 +404,7 @@ public final class SocketConnection implements Connection {
         to.lastWriteNanos = lastActivityNanos;
       }
       if (moved < n) {
+        ((EpollStreamSocket) to.socket).writeBlocked();
         rest = pipe.copyOut(scratch, loop.staging(), (int) (n - moved));
       }
       loop.countSplice(moved, n - moved);
@@ -419,6 +422,8 @@ public final class SocketConnection implements Connection {
       closeNow(new CloseReason.Error(t));
       return SPLICED_DONE;
     }
+    // A short splice may be a full pipe, not a drained socket: it stays ready, and the next pass
+    // (or this one's next read) learns which.
     return n < max ? SPLICED_DONE : SPLICED_AGAIN;
   }
 
@@ -835,11 +840,6 @@ public final class SocketConnection implements Connection {
     public void onUnexpectedFailure(RuntimeException e) {
       LOG.log(System.Logger.Level.WARNING, "unexpected failure on " + SocketConnection.this, e);
       closeNow(new CloseReason.Error(e));
-    }
-
-    @Override
-    public void onInterestRefused(IOException e) {
-      closeOnIoError(e);
     }
 
     @Override

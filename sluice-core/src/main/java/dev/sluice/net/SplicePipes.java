@@ -19,7 +19,8 @@ import java.util.List;
  *
  * <p>Why the pipe must be empty before every read: splice from a socket into a pipe fails with
  * EAGAIN both when the socket has nothing and when the pipe is full. An empty pipe is never full,
- * so here EAGAIN means the socket is drained, and level-triggered readiness says when to try again.
+ * so here EAGAIN means the socket is drained, and the kernel tells when it has more. A short splice
+ * proves nothing (the pipe may have run out of slots), so the socket stays ready after one.
  */
 final class SplicePipes implements AutoCloseable {
   static final LoopLocal<SplicePipes> SLOT =

@@ -238,7 +238,7 @@ class NativeFaultsTest {
    * descriptors are free, every waiting client is accepted and served. Not spinning is judged by
    * the schedule, not by a time limit: over the open connections' round trips, however long they
    * took, each socket may have failed an accept at most once per back-off that fits in that time
-   * (an accept retried on every wake-up of a level-triggered poller would fail thousands of times).
+   * (an accept retried at every pass while the listener is ready would fail thousands of times).
    */
   @Test
   void acceptOutOfDescriptorsBacksOffWhileOpenConnectionsEchoAndResumes() throws Exception {

@@ -79,7 +79,7 @@ public final class IdleUpstreams implements AutoCloseable {
       if (entry.connection.isOpen()) {
         upstream.unparked(true);
         // Still reading: its new handler takes it over at once, before any read is dispatched,
-        // and pausing and resuming would cost two epoll_ctl calls per request.
+        // and pausing and resuming would be two interest changes per request for nothing.
         return entry.connection;
       }
       upstream.unparked(false);
