@@ -4,6 +4,7 @@ import dev.sluice.internal.LeakRegistry;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.net.ConnectException;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 
@@ -113,7 +114,7 @@ final class EpollStreamSocket implements StreamSocket {
     remote = address;
     int rc = Libc.connect(scratch.errno, fd, scratch.sockaddrAddress, length);
     if (rc == 0) {
-      learnLocalAddress();
+      connected(); // the scratch address still holds the peer's, as encoded above
       return true;
     }
     int errno = scratch.errno();
@@ -139,8 +140,28 @@ final class EpollStreamSocket implements StreamSocket {
       writeBlocked(); // the connect's end is told when it comes
       return false;
     }
-    learnLocalAddress();
+    connected(); // the scratch address holds the peer's name
     return true;
+  }
+
+  /**
+   * Learns the local address of a socket just connected to the peer whose address the scratch
+   * holds, and refuses a connection to itself: a TCP connect to a port of this host where nothing
+   * listens can be given that very port as its own, and its SYN then answers itself (a simultaneous
+   * open), leaving a socket that echoes what it is sent. Nothing listens there, so it is the
+   * refusal it stands for, as Go's net package reports it.
+   */
+  private void connected() throws IOException {
+    if (family == Libc.AF_UNIX) {
+      learnLocalAddress();
+      return;
+    }
+    long peer = SockAddr.packedIpv4(scratch.sockaddr);
+    learnLocalAddress();
+    if (peer >= 0 ? peer == localIpv4 : local.equals(remote)) {
+      throw new ConnectException(
+          "Connection refused: connected to itself at " + remote + " (nothing listens there)");
+    }
   }
 
   /** Asks the kernel; an IPv4 address is kept packed (80 B less per connection while it lives). */

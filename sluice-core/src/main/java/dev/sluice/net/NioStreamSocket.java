@@ -1,6 +1,8 @@
 package dev.sluice.net;
 
 import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.StandardSocketOptions;
 import java.net.UnixDomainSocketAddress;
@@ -57,12 +59,22 @@ final class NioStreamSocket implements StreamSocket {
 
   @Override
   public boolean connect(SocketAddress remote) throws IOException {
-    return channel.connect(remote);
+    return channel.connect(remote) && connected();
   }
 
   @Override
   public boolean finishConnect() throws IOException {
-    return channel.finishConnect();
+    return channel.finishConnect() && connected();
+  }
+
+  /** Refuses a TCP connect that met itself, as the epoll socket does (it says why). */
+  private boolean connected() throws IOException {
+    SocketAddress remote = channel.getRemoteAddress();
+    if (remote instanceof InetSocketAddress && remote.equals(channel.getLocalAddress())) {
+      throw new ConnectException(
+          "Connection refused: connected to itself at " + remote + " (nothing listens there)");
+    }
+    return true;
   }
 
   @Override
