@@ -209,7 +209,10 @@ public final class Listener implements AutoCloseable {
 
     void register() {
       if (closing.get()) {
-        return; // closed before the loop got to it
+        // Closed before this loop got to it (by close(), or by another loop's shutdown, which
+        // closes the whole listener): nobody else will unbind this socket.
+        unbindNow();
+        return;
       }
       try {
         loop.register(server, pollable());

@@ -1,6 +1,7 @@
 package dev.sluice.net;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.sluice.testing.Accepted;
 import dev.sluice.testing.Await;
@@ -8,7 +9,9 @@ import dev.sluice.testing.RecordingHandler;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.net.BindException;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -95,6 +98,47 @@ class ListenerCloseTest {
       throw new UncheckedIOException(e);
     }
     return -1;
+  }
+
+  /**
+   * On epoll a listener has a socket per loop, each registered by its own loop. A group shutting
+   * down closes the whole listener from the first loop that stops; a loop that had not yet
+   * registered its socket must then close it, not skip it (the socket kept the port bound after the
+   * group closed: seen as a flaky leak of "listening socket fd N").
+   */
+  @Test
+  void aListenerSocketNotYetRegisteredWhenTheGroupStopsIsClosed() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    int port;
+    try (EventLoopGroup group = new EventLoopGroup(TransportConfig.defaults().withEventLoops(2))) {
+      assumeTrue(group.transport() == Transport.EPOLL, "a socket per loop is epoll's");
+      group.loops().get(1).execute(() -> awaitQuietly(release)); // its registration waits
+      Listener listener =
+          group.listen(
+              new InetSocketAddress("127.0.0.1", 0),
+              SocketOptions.defaults(),
+              RecordingHandler::new);
+      port = ((InetSocketAddress) listener.localAddress()).getPort();
+      var stopped = group.closeAsync();
+      // The first loop stops, closing the listener, while the second has not registered.
+      Await.result(group.loops().get(0).terminationFuture(), "the first loop stopped");
+      release.countDown();
+      Await.result(stopped, "the group stopped");
+    } finally {
+      release.countDown();
+    }
+    assertThat(portIsFree(port)).as("port %d bound by nobody", port).isTrue();
+  }
+
+  /** Whether a socket without SO_REUSEPORT can bind {@code port}: nothing holds it. */
+  private static boolean portIsFree(int port) throws IOException {
+    try (ServerSocket probe = new ServerSocket()) {
+      probe.setReuseAddress(true);
+      probe.bind(new InetSocketAddress("127.0.0.1", port));
+      return true;
+    } catch (BindException held) {
+      return false;
+    }
   }
 
   private static void awaitQuietly(CountDownLatch latch) {
