@@ -391,20 +391,21 @@ public final class SocketConnection implements Connection {
       if (n < 0) {
         onEndOfInput();
       } else {
-        from.readDrained(); // EAGAIN into an empty pipe: the socket's
+        from.readDrained(); // EAGAIN into an empty pipe: the socket has nothing now
       }
       return SPLICED_DONE;
     }
     lastActivityNanos = loop.nanoTime();
     ByteBuffer rest = null;
+    EpollStreamSocket target = (EpollStreamSocket) to.socket;
     try {
-      long moved = pipe.drainTo(scratch, ((EpollStreamSocket) to.socket).fd(), n);
+      long moved = pipe.drainTo(scratch, target.fd(), n);
       if (moved > 0) {
         to.lastActivityNanos = lastActivityNanos;
         to.lastWriteNanos = lastActivityNanos;
       }
       if (moved < n) {
-        ((EpollStreamSocket) to.socket).writeBlocked();
+        target.writeBlocked();
         rest = pipe.copyOut(scratch, loop.staging(), (int) (n - moved));
       }
       loop.countSplice(moved, n - moved);

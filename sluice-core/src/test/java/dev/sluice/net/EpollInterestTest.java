@@ -60,9 +60,7 @@ class EpollInterestTest {
   @Timeout(60)
   void aReaderThatStopsBeforeDrainingIsToldAgainAtTheNextPass() throws IOException {
     int[] pipe = pipeWithAByte();
-    Recorder owner = new Recorder();
-    poller.add(pipe[0], owner, Poller.READ);
-    poller.poll(1000, owner);
+    Recorder owner = readerToldOnce(pipe[0]);
     poller.poll(-1, owner); // the byte is still there and nothing said otherwise
     assertThat(owner.ready).containsExactly(Poller.READ, Poller.READ);
   }
@@ -70,9 +68,7 @@ class EpollInterestTest {
   @Test
   void aDrainedReaderIsToldAgainOnlyWhenMoreArrives() throws IOException {
     int[] pipe = pipeWithAByte();
-    Recorder owner = new Recorder();
-    poller.add(pipe[0], owner, Poller.READ);
-    poller.poll(1000, owner);
+    Recorder owner = readerToldOnce(pipe[0]);
     assertThat(Libc.read(errno, pipe[0], scratch.address(), 16)).isEqualTo(1);
     poller.readDrained(pipe[0]);
     poller.poll(0, owner);
@@ -89,9 +85,7 @@ class EpollInterestTest {
     int[] pipe = pipeWithAByte();
     Libc.close(pipe[1]); // the byte, then the end: the kernel tells of both at once
     open.remove(Integer.valueOf(pipe[1]));
-    Recorder owner = new Recorder();
-    poller.add(pipe[0], owner, Poller.READ);
-    poller.poll(1000, owner);
+    Recorder owner = readerToldOnce(pipe[0]);
     assertThat(Libc.read(errno, pipe[0], scratch.address(), 16)).isEqualTo(1);
     poller.readDrained(pipe[0]); // a short read: drained of bytes, but not of its end
     poller.poll(-1, owner); // no edge will come again: an infinite wait here would hang
@@ -125,9 +119,7 @@ class EpollInterestTest {
   @Test
   void aNumberClosedAndReusedStartsWithNothingReady() throws IOException {
     int[] first = pipeWithAByte();
-    Recorder old = new Recorder();
-    poller.add(first[0], old, Poller.READ);
-    poller.poll(1000, old); // readable, and left so
+    readerToldOnce(first[0]); // readable, and left so
     poller.remove(first[0]);
     Libc.close(first[0]);
     open.remove(Integer.valueOf(first[0]));
@@ -156,11 +148,17 @@ class EpollInterestTest {
     assertThat(poller.registrations()).isEmpty();
 
     int[] pipe = pipeWithAByte();
-    Recorder fine = new Recorder();
-    poller.add(pipe[0], fine, Poller.READ);
-    poller.poll(1000, fine);
+    Recorder fine = readerToldOnce(pipe[0]);
     assertThat(fine.ready).containsExactly(Poller.READ);
     assertThat(refused.ready).isEmpty();
+  }
+
+  /** An owner of {@code fd} that wants to read, after the pass in which the kernel told of it. */
+  private Recorder readerToldOnce(int fd) throws IOException {
+    Recorder owner = new Recorder();
+    poller.add(fd, owner, Poller.READ);
+    poller.poll(1000, owner);
+    return owner;
   }
 
   private int[] newPipe() {

@@ -22,7 +22,7 @@ class SelfConnectTest {
   @Test
   @Timeout(60)
   void anEpollSocketThatMeetsItselfIsRefused() throws IOException {
-    InetSocketAddress target = new InetSocketAddress(InetAddress.getLoopbackAddress(), freePort());
+    InetSocketAddress target = freeLoopbackAddress();
     EpollPoller poller = new EpollPoller();
     try {
       EpollStreamSocket socket = (EpollStreamSocket) poller.openStream(target);
@@ -32,10 +32,7 @@ class SelfConnectTest {
             < 0) {
           throw Libc.error("bind", poller.scratch.errno());
         }
-        assertThatThrownBy(() -> connectFully(socket, target))
-            .isInstanceOf(ConnectException.class)
-            .hasMessageContaining("refused")
-            .hasMessageContaining("connected to itself at " + target);
+        assertRefusedAsSelfConnect(socket, target);
       } finally {
         socket.close();
       }
@@ -47,20 +44,24 @@ class SelfConnectTest {
   @Test
   @Timeout(60)
   void aNioSocketThatMeetsItselfIsRefused() throws IOException {
-    InetSocketAddress target = new InetSocketAddress(InetAddress.getLoopbackAddress(), freePort());
+    InetSocketAddress target = freeLoopbackAddress();
     try (SocketChannel channel = SocketChannel.open()) {
       channel.bind(target);
       channel.configureBlocking(false);
-      NioStreamSocket socket = new NioStreamSocket(channel);
-      assertThatThrownBy(() -> connectFully(socket, target))
-          .isInstanceOf(ConnectException.class)
-          .hasMessageContaining("refused")
-          .hasMessageContaining("connected to itself at " + target);
+      assertRefusedAsSelfConnect(new NioStreamSocket(channel), target);
     }
   }
 
-  private static int freePort() throws IOException {
-    return FreePorts.loopback(); // below the ephemeral range: nothing else takes it meanwhile
+  /** A port below the ephemeral range: no connect elsewhere takes it meanwhile. */
+  private static InetSocketAddress freeLoopbackAddress() throws IOException {
+    return new InetSocketAddress(InetAddress.getLoopbackAddress(), FreePorts.loopback());
+  }
+
+  private static void assertRefusedAsSelfConnect(StreamSocket socket, InetSocketAddress target) {
+    assertThatThrownBy(() -> connectFully(socket, target))
+        .isInstanceOf(ConnectException.class)
+        .hasMessageContaining("refused")
+        .hasMessageContaining("connected to itself at " + target);
   }
 
   /** Connects and waits out a connect in progress, as a loop would on its readiness. */
