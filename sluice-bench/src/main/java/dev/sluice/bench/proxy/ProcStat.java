@@ -1,9 +1,12 @@
 package dev.sluice.bench.proxy;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.stream.Stream;
 
 /**
  * CPU time of a process from {@code /proc/PID/stat}: {@code utime + stime} (fields 14 and 15), the
@@ -19,6 +22,40 @@ public final class ProcStat {
   /** The CPU time {@code pid} has used so far. */
   public static Duration cpuTime(long pid) throws IOException {
     return cpuTime(Files.readString(Path.of("/proc", Long.toString(pid), "stat")));
+  }
+
+  /**
+   * The CPU time {@code pid}'s JIT compiler threads have used so far: the sum over its threads
+   * ({@code /proc/PID/task/TID/stat}) whose name is HotSpot's {@code C1 CompilerThreadN} or {@code
+   * C2 CompilerThreadN} (the kernel keeps 15 characters of it). HotSpot never stops the first
+   * compiler thread of each kind; the CPU of an extra one it stopped (after it idled) is no longer
+   * counted. Zero for a process with no such thread (HAProxy).
+   */
+  public static Duration compilerCpuTime(long pid) throws IOException {
+    Duration total = Duration.ZERO;
+    try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+      for (Path task : (Iterable<Path>) tasks::iterator) {
+        String stat;
+        try {
+          stat = Files.readString(task.resolve("stat"));
+        } catch (NoSuchFileException e) {
+          continue; // the thread ended between the listing and the reading
+        }
+        if (isCompilerThread(stat)) {
+          total = total.plus(cpuTime(stat));
+        }
+      }
+    } catch (UncheckedIOException e) {
+      throw e.getCause();
+    }
+    return total;
+  }
+
+  /** Whether a thread's stat line names a HotSpot JIT compiler thread. */
+  static boolean isCompilerThread(String stat) {
+    int start = stat.indexOf('(');
+    String name = start < 0 ? "" : stat.substring(start + 1);
+    return name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre");
   }
 
   /**

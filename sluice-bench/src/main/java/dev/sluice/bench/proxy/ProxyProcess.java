@@ -191,6 +191,15 @@ public final class ProxyProcess implements AutoCloseable {
   }
 
   /**
+   * CPU time its JIT compiler threads have used so far ({@link ProcStat#compilerCpuTime}); zero for
+   * a proxy that is not a JVM.
+   */
+  public Duration compilerCpuTime() throws IOException {
+    checkAlive();
+    return jvm ? ProcStat.compilerCpuTime(pid()) : Duration.ZERO;
+  }
+
+  /**
    * VmRSS of the process plus that of each descendant (nginx's workers; the other arms have none).
    * Pages they share are counted in each: growth between two readings is what the figures use.
    */

@@ -210,6 +210,24 @@ class ProxyArmsTest {
   }
 
   @Test
+  void compilerThreadsAreHotSpotsC1AndC2ThreadsByTheirTruncatedNames() throws Exception {
+    assertThat(ProcStat.isCompilerThread("7 (C2 CompilerThre) S 1 2 3")).isTrue();
+    assertThat(ProcStat.isCompilerThread("7 (C1 CompilerThre) S 1 2 3")).isTrue();
+    assertThat(ProcStat.isCompilerThread("7 (sluice-loop-0) S 1 2 3")).isFalse();
+    assertThat(ProcStat.isCompilerThread("7 (VM Thread) S 1 2 3")).isFalse();
+    long self = ProcessHandle.current().pid();
+    Duration compilers = ProcStat.compilerCpuTime(self);
+    assertThat(compilers.isNegative()).isFalse();
+    assertThat(compilers).isLessThanOrEqualTo(ProcStat.cpuTime(self));
+    Process sleep = new ProcessBuilder("sleep", "30").start();
+    try {
+      assertThat(ProcStat.compilerCpuTime(sleep.pid())).isZero(); // no JIT there
+    } finally {
+      sleep.destroyForcibly().waitFor();
+    }
+  }
+
+  @Test
   void sizesAreWrittenInTheConfigurationsUnits() {
     assertThat(SluiceArm.size(64 * 1024)).isEqualTo("64KiB");
     assertThat(SluiceArm.size(256L << 20)).isEqualTo("256MiB");

@@ -108,6 +108,17 @@ class ProxyWorkloadSmokeTest {
             }
           });
     }
+    if (command.startsWith("connrate") || command.startsWith("proxypingpong")) {
+      // The warm-up repeats only for a JVM proxy whose compilers were busy: HAProxy runs one round.
+      arms.forEach(
+          (id, arm) -> {
+            Map<String, Object> fields = (Map<String, Object>) arm;
+            assertThat(((Number) fields.get("warmupRounds")).doubleValue())
+                .isBetween(1.0, id.equals("haproxy") ? 1.0 : 10.0);
+            assertThat(((Number) fields.get("compilerCpuShare")).doubleValue())
+                .isBetween(0.0, id.equals("haproxy") ? 0.0 : 1.0);
+          });
+    }
     if (command.startsWith("proxyidle")) {
       Map<String, Object> netty = (Map<String, Object>) arms.get("netty");
       Map<String, Object> haproxy = (Map<String, Object>) arms.get("haproxy");

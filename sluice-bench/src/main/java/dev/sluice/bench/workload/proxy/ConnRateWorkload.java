@@ -37,7 +37,9 @@ public final class ConnRateWorkload extends ProxyWorkload {
               "cpuUsPerConnection",
               Unit.MICROS,
               "the proxy's CPU time (/proc/PID/stat) per connection"),
-          new Field("wallMs", Unit.MILLIS, "time for all of them"));
+          new Field("wallMs", Unit.MILLIS, "time for all of them"),
+          CompilerWarmUp.ROUNDS,
+          CompilerWarmUp.SHARE);
 
   @Override
   public String name() {
@@ -56,8 +58,11 @@ public final class ConnRateWorkload extends ProxyWorkload {
         new Option(PARALLEL, "8", "connections at once (one client thread each)"),
         new Option(MESSAGE, "64", "bytes each connection echoes"),
         // A JVM proxy's compiler threads were still at work after 1,000 connections: 40% of the
-        // proxy's CPU in the measured phase. 20,000 let it finish first.
-        new Option(WARMUP, "20000", "connections before measuring"));
+        // proxy's CPU in the measured phase. A round of 20,000 is repeated while they are busy.
+        new Option(
+            WARMUP,
+            "20000",
+            "connections in a warm-up round (repeated while a JVM proxy's compilers are busy)"));
   }
 
   @Override
@@ -103,16 +108,18 @@ public final class ConnRateWorkload extends ProxyWorkload {
     Params params = context.params();
     int count = params.intCount(COUNT);
     try (ProxyRun run = ProxyRun.start(context, impl, peakConnections(params))) {
-      run.awaitClient("READY");
-      Duration cpuBefore = run.proxy.cpuTime();
+      CompilerWarmUp.Warmed warmed = CompilerWarmUp.warmUp(run);
+      CompilerWarmUp.Reading before = CompilerWarmUp.Reading.of(run.proxy);
       run.go("measure");
       Message done = run.awaitClient("DONE");
-      Duration cpu = run.proxy.cpuTime().minus(cpuBefore);
+      CompilerWarmUp.Reading measured = CompilerWarmUp.Reading.of(run.proxy).since(before);
+      Duration cpu = measured.cpu();
       double seconds = done.longValue("nanos") / 1e9;
       Map<String, Double> values = new LinkedHashMap<>();
       values.put("connPerSec", count / seconds);
       values.put("cpuUsPerConnection", cpu.toNanos() / 1e3 / count);
       values.put("wallMs", seconds * 1e3);
+      warmed.report(values, measured);
       Map<String, String> notes = new LinkedHashMap<>(ProxyArms.notes(impl, tls(params)));
       notes.put("model", model(impl, params));
       return RunResult.of(values, Steps.integrityOk(done), Steps.integrityDetail(done))
@@ -120,7 +127,7 @@ public final class ConnRateWorkload extends ProxyWorkload {
     }
   }
 
-  /** The load client: the warm-up, then the measured connections when told. */
+  /** The load client: warm-up rounds, then the measured connections when told. */
   private static final class ConnRateLoad implements ChildProgram {
     @Override
     public void run(ChildControl control) throws Exception {
@@ -128,9 +135,10 @@ public final class ConnRateWorkload extends ProxyWorkload {
       LoadSupport load = LoadSupport.start(control);
       int parallel = params.intCount(PARALLEL);
       int message = params.intCount(MESSAGE);
-      load.exchangeEach(params.intCount(WARMUP), parallel, false, message, null);
-      control.send("READY");
-      control.await("GO");
+      do {
+        load.exchangeEach(params.intCount(WARMUP), parallel, false, message, null);
+        control.send("READY");
+      } while (control.await("GO").field("phase").equals("warm"));
       long start = System.nanoTime();
       load.exchangeEach(params.intCount(COUNT), parallel, false, message, null);
       long nanos = System.nanoTime() - start;

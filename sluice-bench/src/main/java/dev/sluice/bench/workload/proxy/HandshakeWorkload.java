@@ -69,8 +69,12 @@ public final class HandshakeWorkload extends ProxyWorkload {
         new Option(CERT, "ecdsa", "the certificate's key: ecdsa (P-256) or rsa (2048 bits)"),
         new Option(SECONDS, "5", "how long each kind is measured"),
         // The proxy's C2 compiler took a third of its CPU 9-14 s into a run (handshakes on the
-        // OpenSSL engine, ECDSA); 20 s of each kind let it finish first.
-        new Option(WARMUP_SECONDS, "20", "handshakes of each kind for this long before measuring"),
+        // OpenSSL engine, ECDSA); 20 s of each kind let it finish first, most of the time.
+        new Option(
+            WARMUP_SECONDS,
+            "20",
+            "handshakes of each kind for this long in a warm-up round (repeated while a JVM"
+                + " proxy's compilers are busy)"),
         new Option(PARALLEL, "16", "connections at once (each slot one after another)"),
         new Option(CLIENT_THREADS, "2", "the load client's event-loop threads"),
         new Option(MESSAGE, "16", "bytes each connection echoes through the proxy (max 1024)"));
@@ -115,7 +119,15 @@ public final class HandshakeWorkload extends ProxyWorkload {
               k + "WarmupHandshakes",
               Unit.COUNT,
               k + " handshakes of the warm-up (a JVM arm's JIT compiles its TLS code meanwhile)"));
+      fields.add(
+          new Field(
+              k + "CompilerCpuShare",
+              Unit.RATIO,
+              "share of the proxy's CPU its JIT compiler threads used while "
+                  + k
+                  + " handshakes were measured (0 for HAProxy)"));
     }
+    fields.add(CompilerWarmUp.ROUNDS);
     return List.copyOf(fields);
   }
 
@@ -190,16 +202,18 @@ public final class HandshakeWorkload extends ProxyWorkload {
     Params params = context.params();
     List<HandshakeKind> kinds = HandshakeKind.select(params.string(MODE));
     try (ProxyRun run = ProxyRun.start(context, impl, peakConnections(params))) {
-      Message ready = run.awaitClient("READY");
+      CompilerWarmUp.Warmed warmed = CompilerWarmUp.warmUp(run);
+      Message ready = warmed.lastReady();
       Map<String, Double> values = new LinkedHashMap<>();
       List<String> failures = new ArrayList<>();
       Map<String, String> notes = new LinkedHashMap<>(ProxyArms.notes(impl, tls(params)));
       for (HandshakeKind kind : kinds) {
-        Duration cpuBefore = run.proxy.cpuTime();
+        CompilerWarmUp.Reading before = CompilerWarmUp.Reading.of(run.proxy);
         Duration clientBefore = run.client.cpuTime();
         run.go(kind.id());
         HandshakeTally tally = HandshakeTally.from(run.awaitClient("DONE"));
-        Duration cpu = run.proxy.cpuTime().minus(cpuBefore);
+        CompilerWarmUp.Reading measured = CompilerWarmUp.Reading.of(run.proxy).since(before);
+        Duration cpu = measured.cpu();
         Duration clientCpu = run.client.cpuTime().minus(clientBefore);
         String k = kind.id();
         long n = tally.handshakes();
@@ -208,6 +222,7 @@ public final class HandshakeWorkload extends ProxyWorkload {
         values.put(k + "ClientCpuUsPerHandshake", clientCpu.toNanos() / 1e3 / n);
         values.put(k + "Handshakes", (double) n);
         values.put(k + "WarmupHandshakes", (double) ready.longValue(k));
+        values.put(k + "CompilerCpuShare", measured.compilerShare());
         notes.put(k + "Suites", tally.suites());
         notes.put(k + "Groups", tally.groups());
         notes.put(k + "Resumed", tally.resumed() + " of " + n);
@@ -216,12 +231,13 @@ public final class HandshakeWorkload extends ProxyWorkload {
           failures.add(failure);
         }
       }
+      values.put(CompilerWarmUp.ROUNDS.name(), (double) warmed.rounds());
       notes.put("model", model(impl, params));
       return RunResult.of(values, failures.isEmpty(), String.join("; ", failures)).withNotes(notes);
     }
   }
 
-  /** The load client: warm-up of each kind, then each kind when told. */
+  /** The load client: warm-up rounds (each of every kind), then each kind when told. */
   private static final class HandshakeLoad implements ChildProgram {
     @Override
     public void run(ChildControl control) throws Exception {
@@ -241,21 +257,27 @@ public final class HandshakeWorkload extends ProxyWorkload {
               params.intCount(CLIENT_THREADS),
               params.intCount(MESSAGE))) {
         long warmup = Duration.ofSeconds(params.count(WARMUP_SECONDS)).toNanos();
-        Map<String, Object> warmed = new LinkedHashMap<>();
-        for (HandshakeKind kind : kinds) {
-          // Resumed slots also need a session each before they are measured: at least one
-          // connection per slot, whatever the warm-up.
-          long perSlot = warmup > 0 ? Long.MAX_VALUE : (kind == HandshakeKind.RESUMED ? 1 : 0);
-          HandshakeTally warm =
-              client.run(kind, parallel, warmup > 0 ? warmup : Long.MAX_VALUE / 4, perSlot);
-          if (warm.failed() > 0) {
-            throw new IllegalStateException("warm-up: " + warm.failure());
+        Map<String, Long> warmed = new LinkedHashMap<>();
+        String phase;
+        do {
+          for (HandshakeKind kind : kinds) {
+            // Resumed slots also need a session each before they are measured: at least one
+            // connection per slot, whatever the warm-up.
+            long perSlot = warmup > 0 ? Long.MAX_VALUE : (kind == HandshakeKind.RESUMED ? 1 : 0);
+            HandshakeTally warm =
+                client.run(kind, parallel, warmup > 0 ? warmup : Long.MAX_VALUE / 4, perSlot);
+            if (warm.failed() > 0) {
+              throw new IllegalStateException("warm-up: " + warm.failure());
+            }
+            warmed.merge(kind.id(), warm.handshakes(), Long::sum);
           }
-          warmed.put(kind.id(), warm.handshakes());
-        }
-        control.send("READY", warmed);
+          control.send("READY", warmed);
+          phase = control.await("GO").field("phase");
+        } while (phase.equals("warm"));
         for (HandshakeKind kind : kinds) {
-          String phase = control.await("GO").field("phase");
+          if (kind != kinds.getFirst()) {
+            phase = control.await("GO").field("phase");
+          }
           if (!phase.equals(kind.id())) {
             throw new IllegalStateException("expected phase " + kind.id() + ", got " + phase);
           }

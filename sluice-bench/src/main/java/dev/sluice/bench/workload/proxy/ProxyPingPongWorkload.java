@@ -43,7 +43,9 @@ public final class ProxyPingPongWorkload extends ProxyWorkload {
               "cpuUsPerRoundTrip",
               Unit.MICROS,
               "the proxy's CPU time (/proc/PID/stat) per round trip"),
-          new Field("wallMs", Unit.MILLIS, "the measured round trips' wall time"));
+          new Field("wallMs", Unit.MILLIS, "the measured round trips' wall time"),
+          CompilerWarmUp.ROUNDS,
+          CompilerWarmUp.SHARE);
 
   @Override
   public String name() {
@@ -63,7 +65,11 @@ public final class ProxyPingPongWorkload extends ProxyWorkload {
         new Option(SIZE, "512", "bytes per message"),
         // A JVM proxy compiles its hot path for tens of thousands of round trips; fewer would
         // count that compiling as CPU per round trip (1.35x HAProxy with 200, about 1.0x after it).
-        new Option(WARMUP, "3000", "round trips per connection before measuring"));
+        new Option(
+            WARMUP,
+            "3000",
+            "round trips per connection in a warm-up round (repeated while a JVM proxy's"
+                + " compilers are busy)"));
   }
 
   @Override
@@ -108,11 +114,12 @@ public final class ProxyPingPongWorkload extends ProxyWorkload {
     Params params = context.params();
     long roundTrips = (long) params.intCount(CONNECTIONS) * params.intCount(ROUND_TRIPS);
     try (ProxyRun run = ProxyRun.start(context, impl, peakConnections(params))) {
-      run.awaitClient("READY");
-      Duration cpuBefore = run.proxy.cpuTime();
+      CompilerWarmUp.Warmed warmed = CompilerWarmUp.warmUp(run);
+      CompilerWarmUp.Reading before = CompilerWarmUp.Reading.of(run.proxy);
       run.go("measure");
       Message done = run.awaitClient("DONE");
-      Duration cpu = run.proxy.cpuTime().minus(cpuBefore);
+      CompilerWarmUp.Reading measured = CompilerWarmUp.Reading.of(run.proxy).since(before);
+      Duration cpu = measured.cpu();
       double nanos = done.longValue("nanos");
       Map<String, Double> values = new LinkedHashMap<>();
       values.put("usPerRoundTrip", nanos / 1e3 / roundTrips);
@@ -120,6 +127,7 @@ public final class ProxyPingPongWorkload extends ProxyWorkload {
       values.put("p99Us", done.number("p99Nanos") / 1e3);
       values.put("cpuUsPerRoundTrip", cpu.toNanos() / 1e3 / roundTrips);
       values.put("wallMs", nanos / 1e6);
+      warmed.report(values, measured);
       Map<String, String> notes = new LinkedHashMap<>(ProxyArms.notes(impl, tls(params)));
       notes.put("model", model(impl, params));
       return RunResult.of(values, Steps.integrityOk(done), Steps.integrityDetail(done))
@@ -139,17 +147,18 @@ public final class ProxyPingPongWorkload extends ProxyWorkload {
       int roundTrips = params.intCount(ROUND_TRIPS);
       ProxyStream[] streams = load.openEach(n, n);
       try {
-        LoadSupport.parallel(
-            n,
-            n,
-            false,
-            i -> {
-              for (int r = 0; r < warmup; r++) {
-                streams[i].exchange(size);
-              }
-            });
-        control.send("READY");
-        control.await("GO");
+        do {
+          LoadSupport.parallel(
+              n,
+              n,
+              false,
+              i -> {
+                for (int r = 0; r < warmup; r++) {
+                  streams[i].exchange(size);
+                }
+              });
+          control.send("READY");
+        } while (control.await("GO").field("phase").equals("warm"));
         long[][] times = new long[n][roundTrips];
         long start = System.nanoTime();
         LoadSupport.parallel(
