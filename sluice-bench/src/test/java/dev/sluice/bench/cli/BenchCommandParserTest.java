@@ -90,7 +90,9 @@ class BenchCommandParserTest {
             "fullCpuUsPerHandshake",
             "fullClientCpuUsPerHandshake",
             "fullHandshakes",
-            "fullWarmupHandshakes");
+            "fullWarmupHandshakes",
+            "fullCompilerCpuShare",
+            "warmupRounds");
     assertThatThrownBy(() -> BenchCommandParser.parse(List.of("handshake", "--tls", "1.3")))
         .hasMessageContaining("unknown option --tls for handshake");
     assertThatThrownBy(() -> BenchCommandParser.parse(List.of("handshake", "--mode", "half")))
