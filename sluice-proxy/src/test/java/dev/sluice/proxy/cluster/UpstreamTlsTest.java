@@ -108,15 +108,15 @@ class UpstreamTlsTest {
     InetSocketAddress address = (InetSocketAddress) proxy;
     try (Socket s = new Socket(address.getAddress(), address.getPort())) {
       s.setSoTimeout((int) Await.PATIENCE.toMillis());
-      s.getOutputStream().write((line + "\n").getBytes(StandardCharsets.US_ASCII));
       StringBuilder back = new StringBuilder();
       int c;
       try {
+        s.getOutputStream().write((line + "\n").getBytes(StandardCharsets.US_ASCII));
         while ((c = s.getInputStream().read()) >= 0 && c != '\n') {
           back.append((char) c);
         }
       } catch (java.net.SocketException reset) {
-        c = -1; // the proxy resets a client whose upstream it could not reach
+        c = -1; // the proxy resets a client whose upstream failed, even before it wrote
       }
       return c < 0 && back.isEmpty() ? null : back.toString();
     }
