@@ -84,9 +84,13 @@ final class CompilerWarmUp {
       return new Reading(cpu.minus(earlier.cpu), compiler.minus(earlier.compiler));
     }
 
-    /** The compilers' share of the CPU; 0 when no CPU was used. */
+    /**
+     * The compilers' share of the CPU; 0 when no CPU was used. Both readings count whole clock
+     * ticks (10 ms), the compilers' as a sum over their threads: over a short phase their rounding
+     * can put the compilers above the total (CI read 1.5), so the share stops at 1.
+     */
     double compilerShare() {
-      return cpu.isZero() ? 0 : (double) compiler.toNanos() / cpu.toNanos();
+      return cpu.isZero() ? 0 : Math.min(1, (double) compiler.toNanos() / cpu.toNanos());
     }
   }
 }
