@@ -70,8 +70,10 @@ public final class HandshakeClient implements AutoCloseable {
   private final InetSocketAddress proxy;
   private final TlsVersion version;
   private final int message;
+  private final X509Certificate certificate;
+  private final KeyType key;
   private final SslContext fresh;
-  private final List<SslContext> resuming;
+  private final SslContext[] resuming;
   private final AtomicLong seeds = new AtomicLong();
 
   private HandshakeClient(
@@ -79,14 +81,21 @@ public final class HandshakeClient implements AutoCloseable {
       InetSocketAddress proxy,
       TlsVersion version,
       int message,
-      SslContext fresh,
-      List<SslContext> resuming) {
+      X509Certificate certificate,
+      KeyType key,
+      int slots)
+      throws SSLException {
     this.group = group;
     this.proxy = proxy;
     this.version = version;
     this.message = message;
-    this.fresh = fresh;
-    this.resuming = resuming;
+    this.certificate = certificate;
+    this.key = key;
+    this.fresh = context(certificate, version, key, false);
+    this.resuming = new SslContext[slots];
+    for (int i = 0; i < slots; i++) {
+      resuming[i] = context(certificate, version, key, true);
+    }
   }
 
   /**
@@ -111,13 +120,13 @@ public final class HandshakeClient implements AutoCloseable {
               + OpenSsl.unavailabilityCause(),
           OpenSsl.unavailabilityCause());
     }
-    SslContext fresh = context(certificate, version, key, false);
-    List<SslContext> resuming = new java.util.ArrayList<>();
-    for (int i = 0; i < slots; i++) {
-      resuming.add(context(certificate, version, key, true));
-    }
     EventLoopGroup group = new MultiThreadIoEventLoopGroup(threads, NioIoHandler.newFactory());
-    return new HandshakeClient(group, proxy, version, message, fresh, List.copyOf(resuming));
+    try {
+      return new HandshakeClient(group, proxy, version, message, certificate, key, slots);
+    } catch (SSLException | RuntimeException e) {
+      group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+      throw e;
+    }
   }
 
   private static SslContext context(
@@ -151,8 +160,8 @@ public final class HandshakeClient implements AutoCloseable {
    */
   public HandshakeTally run(HandshakeKind kind, int slots, long durationNanos, long perSlotLimit)
       throws InterruptedException {
-    if (slots > resuming.size()) {
-      throw new IllegalArgumentException("at most " + resuming.size() + " slots");
+    if (slots > resuming.length) {
+      throw new IllegalArgumentException("at most " + resuming.length + " slots");
     }
     Phase phase = new Phase(kind, System.nanoTime() + durationNanos, perSlotLimit, slots);
     for (int i = 0; i < slots; i++) {
@@ -163,6 +172,36 @@ public final class HandshakeClient implements AutoCloseable {
       phase.fail("the phase did not end within " + limit + " s");
     }
     return phase.tally();
+  }
+
+  /**
+   * Gives each of the first {@code slots} slots a session made now: an empty cache each, then one
+   * connection, a full handshake, whose session the cache keeps. A resumed TLS 1.2 session keeps
+   * the time it was made, and the client (Netty's default) and the servers (OpenSSL's and HAProxy's
+   * defaults) drop it after 300 s: without this, sessions from the first warm-up round expired in
+   * the measured phase after a long warm-up (on 2026-12-04, with {@code --warmup-seconds 298}, 16
+   * of 20,416 resumed-phase handshakes on HAProxy were new sessions, one a slot).
+   *
+   * @throws IllegalStateException when a connection failed or resumed (an old session offered)
+   */
+  public void renewSessions(int slots) throws SSLException, InterruptedException {
+    for (int i = 0; i < slots; i++) {
+      resuming[i] = context(certificate, version, key, true);
+    }
+    HandshakeTally renewal = run(HandshakeKind.RESUMED, slots, Long.MAX_VALUE / 4, 1);
+    if (renewal.failed() > 0 || renewal.resumed() > 0 || renewal.handshakes() != slots) {
+      throw new IllegalStateException(
+          "renewing the slots' sessions: "
+              + renewal.handshakes()
+              + " of "
+              + slots
+              + " connections, "
+              + renewal.resumed()
+              + " resumed, "
+              + renewal.failed()
+              + " failed"
+              + (renewal.failed() > 0 ? " (the first: " + renewal.firstFailure() + ")" : ""));
+    }
   }
 
   @Override
@@ -242,10 +281,8 @@ public final class HandshakeClient implements AutoCloseable {
                       SslHandler ssl =
                           phase.kind == HandshakeKind.FULL
                               ? fresh.newHandler(channel.alloc())
-                              : resuming
-                                  .get(index)
-                                  .newHandler(
-                                      channel.alloc(), BenchCertificate.HOST, proxy.getPort());
+                              : resuming[index].newHandler(
+                                  channel.alloc(), BenchCertificate.HOST, proxy.getPort());
                       channel.pipeline().addLast(ssl, connection);
                     }
                   })

@@ -261,15 +261,17 @@ public final class HandshakeWorkload extends ProxyWorkload {
         String phase;
         do {
           for (HandshakeKind kind : kinds) {
-            // Resumed slots also need a session each before they are measured: at least one
-            // connection per slot, whatever the warm-up.
-            long perSlot = warmup > 0 ? Long.MAX_VALUE : (kind == HandshakeKind.RESUMED ? 1 : 0);
             HandshakeTally warm =
-                client.run(kind, parallel, warmup > 0 ? warmup : Long.MAX_VALUE / 4, perSlot);
+                client.run(kind, parallel, warmup, warmup > 0 ? Long.MAX_VALUE : 0);
             if (warm.failed() > 0) {
               throw new IllegalStateException("warm-up: " + warm.failure());
             }
             warmed.merge(kind.id(), warm.handshakes(), Long::sum);
+          }
+          if (kinds.contains(HandshakeKind.RESUMED)) {
+            // Resumed slots need a session each before they are measured, one young enough to
+            // last through the measured phases, whatever the warm-up.
+            client.renewSessions(parallel);
           }
           control.send("READY", warmed);
           phase = control.await("GO").field("phase");
