@@ -322,7 +322,7 @@ class FingerprintListenerTest {
       for (String listener : List.of("term", "other")) {
         CompletableFuture<String> client =
             CompletableFuture.supplyAsync(() -> openssl(port(service, listener)));
-        try (Socket up = upstream.accept()) {
+        try (Socket up = accept(upstream, client)) {
           up.setSoTimeout((int) Await.PATIENCE.toMillis());
           ProxyHeader header = readHeader(up.getInputStream());
           Map<Integer, String> tlvs = new java.util.HashMap<>();
@@ -441,7 +441,7 @@ class FingerprintListenerTest {
       CompletableFuture<String> run =
           CompletableFuture.supplyAsync(() -> client.apply(listener.getLocalPort()));
       ClientHello.Result result;
-      try (Socket s = listener.accept()) {
+      try (Socket s = accept(listener, run)) {
         s.setSoTimeout((int) Await.PATIENCE.toMillis());
         ClientHello.Reader reader = new ClientHello.Reader(1 << 16);
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
@@ -458,6 +458,34 @@ class FingerprintListenerTest {
       run.get(Await.PATIENCE.toSeconds(), TimeUnit.SECONDS);
       assertThat(result).isInstanceOf(ClientHello.Parsed.class);
       return ((ClientHello.Parsed) result).offer();
+    }
+  }
+
+  /**
+   * The next connection to {@code listener}, which {@code client} makes (itself or through the
+   * proxy, which may connect after the client has ended). A client that failed (one that is not
+   * installed, say) fails the test at once with its reason, rather than leaving it in accept.
+   */
+  private static Socket accept(ServerSocket listener, CompletableFuture<String> client)
+      throws IOException {
+    long deadline = System.nanoTime() + Await.PATIENCE.toNanos();
+    listener.setSoTimeout(100);
+    while (true) {
+      try {
+        return listener.accept();
+      } catch (java.net.SocketTimeoutException notYet) {
+        if (client.isCompletedExceptionally()) {
+          throw new AssertionError(
+              "the client failed without connecting: " + client.exceptionNow(),
+              client.exceptionNow());
+        }
+        if (System.nanoTime() > deadline) {
+          throw new AssertionError(
+              "no connection within "
+                  + Await.PATIENCE
+                  + (client.isDone() ? "; the client printed: " + client.resultNow() : ""));
+        }
+      }
     }
   }
 
