@@ -93,6 +93,11 @@ public final class HandshakeClient implements AutoCloseable {
     this.key = key;
     this.fresh = context(certificate, version, key, false);
     this.resuming = new SslContext[slots];
+    emptyCaches(slots);
+  }
+
+  /** A new resuming context, so an empty session cache, for each of the first {@code slots}. */
+  private void emptyCaches(int slots) throws SSLException {
     for (int i = 0; i < slots; i++) {
       resuming[i] = context(certificate, version, key, true);
     }
@@ -185,9 +190,7 @@ public final class HandshakeClient implements AutoCloseable {
    * @throws IllegalStateException when a connection failed or resumed (an old session offered)
    */
   public void renewSessions(int slots) throws SSLException, InterruptedException {
-    for (int i = 0; i < slots; i++) {
-      resuming[i] = context(certificate, version, key, true);
-    }
+    emptyCaches(slots);
     HandshakeTally renewal = run(HandshakeKind.RESUMED, slots, Long.MAX_VALUE / 4, 1);
     if (renewal.failed() > 0 || renewal.resumed() > 0 || renewal.handshakes() != slots) {
       throw new IllegalStateException(

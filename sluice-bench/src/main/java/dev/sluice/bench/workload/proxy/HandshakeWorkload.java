@@ -261,8 +261,8 @@ public final class HandshakeWorkload extends ProxyWorkload {
         String phase;
         do {
           for (HandshakeKind kind : kinds) {
-            HandshakeTally warm =
-                client.run(kind, parallel, warmup, warmup > 0 ? Long.MAX_VALUE : 0);
+            // With no warm-up the phase is over at once: no connection is made.
+            HandshakeTally warm = client.run(kind, parallel, warmup, Long.MAX_VALUE);
             if (warm.failed() > 0) {
               throw new IllegalStateException("warm-up: " + warm.failure());
             }
