@@ -19,6 +19,7 @@ import java.util.regex.Pattern;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SNIMatcher;
+import javax.net.ssl.SNIServerName;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLParameters;
@@ -201,7 +202,37 @@ public final class TlsServer {
     SSLEngine engine = context.createSSLEngine();
     engine.setUseClientMode(false);
     engine.setSSLParameters(parameters);
+    SSLParameters own = engine.getSSLParameters();
+    own.setSNIMatchers(List.of(new SameNameAgain(parameters.getSNIMatchers().iterator().next())));
+    engine.setSSLParameters(own);
     return engine;
+  }
+
+  /**
+   * One connection's server-name matcher: the listener's, and after a HelloRetryRequest only the
+   * name the first ClientHello asked for (RFC 8446, section 4.1.2: the second hello is the first
+   * with a new key share). Another name would route and fingerprint by one hello and hand out
+   * another name's certificate; the JDK refuses it with unrecognized_name. (A second hello that
+   * drops or adds the name needs no check here: the JDK then keeps the name of the hello that had
+   * one, for the certificate and the session alike.)
+   */
+  private static final class SameNameAgain extends SNIMatcher {
+    private final SNIMatcher listener;
+    private SNIServerName first;
+
+    SameNameAgain(SNIMatcher listener) {
+      super(listener.getType());
+      this.listener = listener;
+    }
+
+    @Override
+    public boolean matches(SNIServerName name) {
+      if (first == null) {
+        first = name;
+        return listener.matches(name);
+      }
+      return first.equals(name) && listener.matches(name);
+    }
   }
 
   private static final SNIMatcher ANY_HOST_NAME = SNIHostName.createSNIMatcher(".*");

@@ -63,6 +63,7 @@ public final class OpenSslEngine extends SSLEngine implements CallbackBio.Io {
   private final Cleaner.Cleanable cleanable;
   private List<X509Certificate> localChain;
   private String requestedServerName;
+  private boolean nameChosen;
   private String sessionKey;
   private String refusal;
   private long resumedSessionMillis = -1;
@@ -142,6 +143,20 @@ public final class OpenSslEngine extends SSLEngine implements CallbackBio.Io {
   void serverNameChosen(String name, List<X509Certificate> chain) {
     this.requestedServerName = name;
     this.localChain = chain;
+    this.nameChosen = true;
+  }
+
+  /**
+   * Whether a ClientHello of this connection already chose the certificate: the callback runs again
+   * on the hello that answers a HelloRetryRequest.
+   */
+  boolean serverNameWasChosen() {
+    return nameChosen;
+  }
+
+  /** The name the client asked for (SNI), or null. */
+  String requestedServerName() {
+    return requestedServerName;
   }
 
   /** The client's session cache key: the server this engine connects to. */

@@ -46,6 +46,7 @@ public final class OpenSslServerContext implements OpenSslEngine.Owner {
   private static final Cleaner CLEANER = Cleaner.create();
   private static final int SSL_AD_HANDSHAKE_FAILURE = 40;
   private static final int SSL_AD_INTERNAL_ERROR = 80;
+  private static final int SSL_AD_ILLEGAL_PARAMETER = 47;
 
   /** One certificate's context, and where its OCSP responses are read (null without stapling). */
   private record Certificate(MemorySegment ctx, KeyMaterial key, Supplier<byte[]> ocsp) {}
@@ -396,6 +397,16 @@ public final class OpenSslServerContext implements OpenSslEngine.Owner {
             }
           }
         }
+        if (engine.serverNameWasChosen() && !sameName(name, engine.requestedServerName())) {
+          // RFC 8446, section 4.1.2: the second hello is the first with a new key share. Another
+          // name would route and fingerprint by one hello and hand out another's certificate.
+          engine.refuse(
+              "the ClientHello after a HelloRetryRequest asks for "
+                  + describe(name)
+                  + ", the first asked for "
+                  + describe(engine.requestedServerName()));
+          return alert(alert, SSL_AD_ILLEGAL_PARAMETER);
+        }
         Certificate chosen = server.choose(name);
         if (chosen == null) {
           engine.refuse(
@@ -428,6 +439,14 @@ public final class OpenSslServerContext implements OpenSslEngine.Owner {
       } catch (Throwable e) {
         return OpenSsl.SSL_CLIENT_HELLO_ERROR;
       }
+    }
+
+    private static boolean sameName(String a, String b) {
+      return a == null ? b == null : a.equalsIgnoreCase(b);
+    }
+
+    private static String describe(String name) {
+      return name == null ? "no server name" : "the server name " + name;
     }
 
     private static int alert(MemorySegment alert, int description) {
