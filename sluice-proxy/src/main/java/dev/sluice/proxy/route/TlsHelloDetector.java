@@ -12,8 +12,9 @@ import java.time.Duration;
 
 /**
  * The first stage of a terminating listener: reads the client's ClientHello, as it arrives, for its
- * JA3 and JA4 (recorded on the pair), refuses a client whose fingerprint the listener blocks, and
- * hands every byte read so far to TLS ({@code next}), which reads the same ClientHello again.
+ * JA3 and JA4 and the server name it asks for (recorded on the pair), refuses a client whose
+ * fingerprint the listener blocks, and hands every byte read so far to TLS ({@code next}), which
+ * reads the same ClientHello again.
  *
  * <p>Bytes that are not a ClientHello go to TLS as they are (a plaintext HTTP request gets its 400
  * there, a malformed hello its handshake failure) unless the listener blocks fingerprints: then a
@@ -49,6 +50,9 @@ public final class TlsHelloDetector implements Detector {
     return switch (reader.read(prefix)) { // resumes where the last read stopped
       case ClientHello.NeedMore more -> Detection.NEED_MORE;
       case ClientHello.Parsed hello -> {
+        // The name asked for, so that a handshake that fails is logged with it; once TLS is up,
+        // the name it negotiated (the same: a second hello may not change it) replaces it.
+        pair.facts().serverName(hello.serverName());
         Fingerprint fingerprint = Fingerprint.of(hello.offer());
         pair.facts().fingerprint(fingerprint);
         String blocked = check.refusal(fingerprint);

@@ -11,7 +11,9 @@ import dev.sluice.proxy.testing.OpensslSession;
 import dev.sluice.proxy.testing.ProxyFixture;
 import dev.sluice.proxy.testing.TlsEchoServer;
 import dev.sluice.testing.Await;
+import dev.sluice.testing.HelloRetryClient;
 import dev.sluice.testing.TestPki;
+import dev.sluice.tls.TlsEngineKind;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -88,31 +90,7 @@ class SniRoutingTest {
       throws Exception {
     try (OpensslSession.LineEcho a = new OpensslSession.LineEcho();
         OpensslSession.LineEcho b = new OpensslSession.LineEcho();
-        ProxyFixture proxy =
-            ProxyFixture.start(
-                """
-                listeners:
-                  - name: front
-                    address: 127.0.0.1:0
-                    sni:
-                      - {match: localhost, cluster: a}
-                      - {match: other.test, cluster: b}
-                    tls:
-                      certificates:
-                        - {cert: "%s", key: "%s"}
-                        - {cert: "%s", key: "%s"}
-                clusters:
-                  - {name: a, upstreams: [{address: "%s"}]}
-                  - {name: b, upstreams: [{address: "%s"}]}
-                """
-                    .formatted(
-                        pki.serverCert,
-                        pki.serverKey,
-                        pki.otherCert,
-                        pki.otherKey,
-                        a.address(),
-                        b.address()),
-                dir)) {
+        ProxyFixture proxy = twoNames(a.address(), b.address())) {
       InetSocketAddress front = (InetSocketAddress) proxy.address("front");
       OpensslSession client = new OpensslSession(dir.resolve("session"), protocol, true);
       assertThat(client.first(front).reused()).isFalse();
@@ -123,6 +101,41 @@ class SniRoutingTest {
       Pair pair = proxy.awaitClosed(3).get(2);
       assertThat(pair.facts().serverName()).isEqualTo("other.test");
       assertThat(pair.facts().target().name()).isEqualTo(b.address());
+    }
+  }
+
+  /**
+   * A TLS 1.3 client whose second ClientHello (after a HelloRetryRequest) asks for another name
+   * than its first: fingerprinted by the first and served by the second, it would reach the first
+   * name's cluster with the second's certificate. It is refused in the handshake, logged and
+   * counted with the name of its first hello, and no upstream is dialled.
+   */
+  @Test
+  void aSecondClientHelloAskingForAnotherNameIsRefused() throws Exception {
+    try (EchoServer a = EchoServer.start(new InetSocketAddress("127.0.0.1", 0));
+        EchoServer b = EchoServer.start(new InetSocketAddress("127.0.0.1", 0));
+        ProxyFixture proxy = twoNames("127.0.0.1:" + port(a), "127.0.0.1:" + port(b));
+        HelloRetryClient client = new HelloRetryClient(proxy.address("front"), Await.PATIENCE)) {
+      byte[] retry = client.helloAndRetry("localhost");
+      assertThat(retry).as("a HelloRetryRequest").isNotNull();
+      assertThat(client.secondHello("other.test", retry).type())
+          .as("an alert")
+          .isEqualTo(HelloRetryClient.ALERT);
+      assertThat(client.read()).isEqualTo(-1);
+      Pair pair = proxy.awaitClosed(1).getFirst();
+      assertThat(pair.cause()).isEqualTo(CloseCause.TLS_HANDSHAKE_FAILED);
+      TlsEngineKind engine = TlsEngineKind.defaultKind();
+      assertThat(pair.causeDetail())
+          .contains(
+              (engine == TlsEngineKind.AUTO ? TlsEngineKind.autoChoice() : engine)
+                      == TlsEngineKind.JDK
+                  ? "Unrecognized server name"
+                  : "asks for the server name other.test, the first asked for the server name"
+                      + " localhost");
+      assertThat(pair.facts().serverName()).as("the first hello's name").isEqualTo("localhost");
+      assertThat(proxy.listener("front").stats().closedCount(CloseCause.TLS_HANDSHAKE_FAILED))
+          .isEqualTo(1);
+      assertThat(a.accepted() + b.accepted()).as("no upstream dialled").isZero();
     }
   }
 
@@ -212,6 +225,30 @@ class SniRoutingTest {
     } catch (java.net.SocketException reset) {
       // the proxy may reset after its alert; the count is what matters
     }
+  }
+
+  /**
+   * A terminating listener with a certificate each for localhost (cluster a) and other.test (b).
+   */
+  private ProxyFixture twoNames(String a, String b) throws Exception {
+    return ProxyFixture.start(
+        """
+        listeners:
+          - name: front
+            address: 127.0.0.1:0
+            sni:
+              - {match: localhost, cluster: a}
+              - {match: other.test, cluster: b}
+            tls:
+              certificates:
+                - {cert: "%s", key: "%s"}
+                - {cert: "%s", key: "%s"}
+        clusters:
+          - {name: a, upstreams: [{address: "%s"}]}
+          - {name: b, upstreams: [{address: "%s"}]}
+        """
+            .formatted(pki.serverCert, pki.serverKey, pki.otherCert, pki.otherKey, a, b),
+        dir);
   }
 
   private static Socket connect(ProxyFixture proxy) throws IOException {
