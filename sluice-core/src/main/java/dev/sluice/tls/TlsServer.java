@@ -212,9 +212,9 @@ public final class TlsServer {
    * One connection's server-name matcher: the listener's, and after a HelloRetryRequest only the
    * name the first ClientHello asked for (RFC 8446, section 4.1.2: the second hello is the first
    * with a new key share). Another name would route and fingerprint by one hello and hand out
-   * another name's certificate; the JDK refuses it with unrecognized_name. (A second hello that
-   * drops or adds the name needs no check here: the JDK then keeps the name of the hello that had
-   * one, for the certificate and the session alike.)
+   * another name's certificate; the JDK refuses it with unrecognized_name. The JDK calls a matcher
+   * only for a hello that has a name, so a second hello that drops or adds one is not seen here
+   * (the OpenSSL engine, which sees both hellos whole, refuses those too).
    */
   private static final class SameNameAgain extends SNIMatcher {
     private final SNIMatcher listener;
