@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.net.CloseReason;
 import dev.sluice.net.CloseReason.TlsFailure;
 import dev.sluice.net.CloseReason.TlsFailure.Kind;
+import dev.sluice.net.ConnectionClosedException;
 import dev.sluice.net.EventLoopGroup;
 import dev.sluice.net.Listener;
 import dev.sluice.net.SocketOptions;
@@ -96,6 +97,51 @@ class TlsCloseRacesTest extends TlsTestBase {
       assertThat(reason).isInstanceOf(TlsFailure.class);
       assertThat(((TlsFailure) reason).kind()).isEqualTo(Kind.PROTOCOL_ERROR);
       assertThat(server.endOfInputCalls()).isLessThanOrEqualTo(1);
+    }
+  }
+
+  /**
+   * A TLS 1.2 peer that says close_notify while the server's writes wait behind a socket it does
+   * not read: TLS 1.2 has no half-close, so those writes will never go and must fail, not wait for
+   * ever. They were kept, so a proxy whose other side had paused for them (its reads waiting for
+   * this drain) heard nothing more and left the pair open.
+   */
+  @Test
+  void aTls12PeersCloseNotifyFailsTheWritesQueuedBehindItsUnreadSocket() throws Exception {
+    EventLoopGroup group = group();
+    SocketOptions tiny = SocketOptions.defaults().withBufferSizes(64 * 1024, 64 * 1024);
+    Listener listener =
+        TlsServer.create(serverConfig())
+            .listen(
+                group,
+                LOOPBACK,
+                tiny,
+                () -> {
+                  RecordingHandler handler = halfOpen();
+                  accepted.add(handler);
+                  return handler;
+                });
+    try (RawTlsPeer peer = new RawTlsPeer(listener.localAddress(), pki.caTrust(), "TLSv1.2")) {
+      peer.handshake();
+      RecordingHandler server = nextAccepted();
+      TlsConnection connection = await(server.tlsActive());
+      CompletableFuture<Throwable> big = new CompletableFuture<>();
+      connection
+          .loop()
+          .execute(() -> connection.write(ByteBuffer.allocate(32 << 20), big::complete));
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
+      while (connection.isWritable() && System.nanoTime() < deadline) {
+        Thread.sleep(2);
+      }
+      assertThat(connection.isWritable())
+          .as("the write is stuck behind the unread socket")
+          .isFalse();
+      peer.send(peer.closeNotify()); // and reads nothing
+      await(server.endOfInput());
+      assertThat(await(big))
+          .as("the queued write, which TLS 1.2 can no longer send")
+          .isInstanceOf(ConnectionClosedException.class);
+      connection.close();
     }
   }
 
