@@ -740,13 +740,7 @@ public final class TlsConnection implements Connection {
       return;
     }
     if (engine.isOutboundDone()) {
-      queue.failAll(
-          () ->
-              new ConnectionClosedException(
-                  "the peer closed the TLS session and the protocol ("
-                      + engine.getSession().getProtocol()
-                      + ") has no half-close: output closed too",
-                  null));
+      queue.failAll(this::outputClosedByPeer);
     }
     try {
       app.onEndOfInput(this);
@@ -756,6 +750,14 @@ public final class TlsConnection implements Connection {
     }
     flushOutbound(); // a TLS 1.2 engine answers with close_notify
     closeIfBothDirectionsDone();
+  }
+
+  private ConnectionClosedException outputClosedByPeer() {
+    return new ConnectionClosedException(
+        "the peer closed the TLS session and the protocol ("
+            + engine.getSession().getProtocol()
+            + ") has no half-close: output closed too",
+        null);
   }
 
   private void onTransportEndOfInput() {
@@ -935,8 +937,13 @@ public final class TlsConnection implements Connection {
         continue;
       }
       if (handshake != Handshake.FINISHED
-          || engine.isOutboundDone()
           || outbound.compareTo(Outbound.CLOSE_NOTIFY_QUEUED) >= 0) {
+        return flags;
+      }
+      if (engine.isOutboundDone()) {
+        // The engine answered the peer's close_notify with its own (TLS 1.2, no half-close): what
+        // is still queued can never go, and its writers must hear so rather than wait for ever.
+        queue.failAll(this::outputClosedByPeer);
         return flags;
       }
       if (queue.queuedBytes() > 0) {

@@ -46,6 +46,25 @@ class TlsCloseRacesTest extends TlsTestBase {
         });
   }
 
+  /** Small socket buffers: a socket nobody reads fills after a few batches. */
+  private static final SocketOptions TINY =
+      SocketOptions.defaults().withBufferSizes(64 * 1024, 64 * 1024);
+
+  /** A listener whose sockets have {@link #TINY} buffers. */
+  private Listener startTiny(
+      EventLoopGroup group, java.util.function.Supplier<RecordingHandler> make) throws Exception {
+    return TlsServer.create(serverConfig())
+        .listen(
+            group,
+            LOOPBACK,
+            TINY,
+            () -> {
+              RecordingHandler handler = make.get();
+              accepted.add(handler);
+              return handler;
+            });
+  }
+
   private RecordingHandler nextAccepted() throws InterruptedException {
     RecordingHandler handler = accepted.poll(TIMEOUT_SECONDS, TimeUnit.SECONDS);
     assertThat(handler).as("a connection was accepted").isNotNull();
@@ -102,25 +121,15 @@ class TlsCloseRacesTest extends TlsTestBase {
 
   /**
    * A TLS 1.2 peer that says close_notify while the server's writes wait behind a socket it does
-   * not read: TLS 1.2 has no half-close, so those writes will never go and must fail, not wait for
-   * ever. They were kept, so a proxy whose other side had paused for them (its reads waiting for
-   * this drain) heard nothing more and left the pair open.
+   * not read: TLS 1.2 has no half-close, so those writes will never go, and they fail rather than
+   * wait (a proxy learns from that failure that the other side's bytes are undeliverable). On the
+   * JDK engine they were kept for ever: its answering close_notify closed the engine's output only
+   * after the check that fails them, and a proxy pair waited for its write-stall timeout.
    */
   @Test
   void aTls12PeersCloseNotifyFailsTheWritesQueuedBehindItsUnreadSocket() throws Exception {
     EventLoopGroup group = group();
-    SocketOptions tiny = SocketOptions.defaults().withBufferSizes(64 * 1024, 64 * 1024);
-    Listener listener =
-        TlsServer.create(serverConfig())
-            .listen(
-                group,
-                LOOPBACK,
-                tiny,
-                () -> {
-                  RecordingHandler handler = halfOpen();
-                  accepted.add(handler);
-                  return handler;
-                });
+    Listener listener = startTiny(group, TlsCloseRacesTest::halfOpen);
     try (RawTlsPeer peer = new RawTlsPeer(listener.localAddress(), pki.caTrust(), "TLSv1.2")) {
       peer.handshake();
       RecordingHandler server = nextAccepted();
@@ -148,23 +157,12 @@ class TlsCloseRacesTest extends TlsTestBase {
   @Test
   void writesWhoseCiphertextReachedTheSocketSucceedWhenACloseRacesALaterOne() throws Exception {
     EventLoopGroup group = group();
-    // Small socket buffers: the socket fills after a few batches, well within one flush.
-    SocketOptions tiny = SocketOptions.defaults().withBufferSizes(64 * 1024, 64 * 1024);
-    Listener listener =
-        TlsServer.create(serverConfig())
-            .listen(
-                group,
-                LOOPBACK,
-                tiny,
-                () -> {
-                  RecordingHandler handler = new RecordingHandler();
-                  accepted.add(handler);
-                  return handler;
-                });
+    // The socket fills after a few batches, well within one flush.
+    Listener listener = startTiny(group, RecordingHandler::new);
     RecordingHandler client = new RecordingHandler();
     TlsConnection connection =
         await(
-            TlsClient.create(clientConfig()).connect(group, listener.localAddress(), tiny, client));
+            TlsClient.create(clientConfig()).connect(group, listener.localAddress(), TINY, client));
     RecordingHandler server = nextAccepted();
     await(server.tlsActive()).pauseReading();
     CompletableFuture<Throwable> small = new CompletableFuture<>();
