@@ -739,16 +739,13 @@ public final class TlsConnection implements Connection {
       fail(Kind.HANDSHAKE_FAILED, "the peer closed the connection during the handshake", null);
       return;
     }
-    if (engine.isOutboundDone()) {
-      queue.failAll(this::outputClosedByPeer);
-    }
     try {
       app.onEndOfInput(this);
     } catch (Throwable t) {
       closeWith(new CloseReason.Error(t));
       return;
     }
-    flushOutbound(); // a TLS 1.2 engine answers with close_notify
+    flushOutbound(); // a TLS 1.2 engine answers with close_notify, and fails what is still queued
     closeIfBothDirectionsDone();
   }
 

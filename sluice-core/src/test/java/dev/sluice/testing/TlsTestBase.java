@@ -46,8 +46,16 @@ public abstract class TlsTestBase {
   protected Listener listen(
       EventLoopGroup group, TlsServerConfig config, Supplier<? extends RecordingHandler> handlers)
       throws Exception {
-    Listener listener =
-        TlsServer.create(config).listen(group, LOOPBACK, SocketOptions.defaults(), handlers);
+    return listen(group, config, SocketOptions.defaults(), handlers);
+  }
+
+  protected Listener listen(
+      EventLoopGroup group,
+      TlsServerConfig config,
+      SocketOptions options,
+      Supplier<? extends RecordingHandler> handlers)
+      throws Exception {
+    Listener listener = TlsServer.create(config).listen(group, LOOPBACK, options, handlers);
     listeners.add(listener);
     return listener;
   }
@@ -56,7 +64,7 @@ public abstract class TlsTestBase {
    * The engine the tests of this JVM run on: the default configuration's ({@code
    * -Dsluice.tls.engine}, auto unless set), as a server without OCSP stapling resolves it.
    */
-  protected static TlsEngineKind engine() {
+  public static TlsEngineKind engine() {
     TlsEngineKind kind = TlsEngineKind.defaultKind();
     return kind == TlsEngineKind.AUTO ? TlsEngineKind.autoChoice() : kind;
   }

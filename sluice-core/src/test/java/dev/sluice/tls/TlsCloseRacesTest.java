@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.net.CloseReason;
 import dev.sluice.net.CloseReason.TlsFailure;
 import dev.sluice.net.CloseReason.TlsFailure.Kind;
+import dev.sluice.net.Connection;
 import dev.sluice.net.ConnectionClosedException;
 import dev.sluice.net.EventLoopGroup;
 import dev.sluice.net.Listener;
@@ -34,11 +35,24 @@ class TlsCloseRacesTest extends TlsTestBase {
     return new RecordingHandler(false);
   }
 
+  /** Small socket buffers: a socket nobody reads fills after a few batches. */
+  private static final SocketOptions TINY =
+      SocketOptions.defaults().withBufferSizes(64 * 1024, 64 * 1024);
+
   private Listener start(EventLoopGroup group, java.util.function.Supplier<RecordingHandler> make)
+      throws Exception {
+    return start(group, SocketOptions.defaults(), make);
+  }
+
+  private Listener start(
+      EventLoopGroup group,
+      SocketOptions options,
+      java.util.function.Supplier<RecordingHandler> make)
       throws Exception {
     return listen(
         group,
         serverConfig(),
+        options,
         () -> {
           RecordingHandler handler = make.get();
           accepted.add(handler);
@@ -46,23 +60,12 @@ class TlsCloseRacesTest extends TlsTestBase {
         });
   }
 
-  /** Small socket buffers: a socket nobody reads fills after a few batches. */
-  private static final SocketOptions TINY =
-      SocketOptions.defaults().withBufferSizes(64 * 1024, 64 * 1024);
-
-  /** A listener whose sockets have {@link #TINY} buffers. */
-  private Listener startTiny(
-      EventLoopGroup group, java.util.function.Supplier<RecordingHandler> make) throws Exception {
-    return TlsServer.create(serverConfig())
-        .listen(
-            group,
-            LOOPBACK,
-            TINY,
-            () -> {
-              RecordingHandler handler = make.get();
-              accepted.add(handler);
-              return handler;
-            });
+  /** Waits until {@code connection}'s writes back up behind a socket its peer does not read. */
+  private static void awaitNotWritable(Connection connection) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
+    while (connection.isWritable() && System.nanoTime() < deadline) {
+      Thread.sleep(2);
+    }
   }
 
   private RecordingHandler nextAccepted() throws InterruptedException {
@@ -129,7 +132,7 @@ class TlsCloseRacesTest extends TlsTestBase {
   @Test
   void aTls12PeersCloseNotifyFailsTheWritesQueuedBehindItsUnreadSocket() throws Exception {
     EventLoopGroup group = group();
-    Listener listener = startTiny(group, TlsCloseRacesTest::halfOpen);
+    Listener listener = start(group, TINY, TlsCloseRacesTest::halfOpen);
     try (RawTlsPeer peer = new RawTlsPeer(listener.localAddress(), pki.caTrust(), "TLSv1.2")) {
       peer.handshake();
       RecordingHandler server = nextAccepted();
@@ -138,10 +141,7 @@ class TlsCloseRacesTest extends TlsTestBase {
       connection
           .loop()
           .execute(() -> connection.write(ByteBuffer.allocate(32 << 20), big::complete));
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
-      while (connection.isWritable() && System.nanoTime() < deadline) {
-        Thread.sleep(2);
-      }
+      awaitNotWritable(connection);
       assertThat(connection.isWritable())
           .as("the write is stuck behind the unread socket")
           .isFalse();
@@ -158,7 +158,7 @@ class TlsCloseRacesTest extends TlsTestBase {
   void writesWhoseCiphertextReachedTheSocketSucceedWhenACloseRacesALaterOne() throws Exception {
     EventLoopGroup group = group();
     // The socket fills after a few batches, well within one flush.
-    Listener listener = startTiny(group, RecordingHandler::new);
+    Listener listener = start(group, TINY, RecordingHandler::new);
     RecordingHandler client = new RecordingHandler();
     TlsConnection connection =
         await(
@@ -174,10 +174,7 @@ class TlsCloseRacesTest extends TlsTestBase {
               connection.write(ByteBuffer.allocate(1024), small::complete);
               connection.write(ByteBuffer.allocate(32 << 20), big::complete);
             });
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
-    while (connection.isWritable() && System.nanoTime() < deadline) {
-      Thread.sleep(2);
-    }
+    awaitNotWritable(connection);
     Thread.sleep(50); // let the loop go idle with the big write stuck behind a full socket
     connection.close();
     assertThat(await(small)).as("the 1 KiB write, sent in the first records").isNull();

@@ -13,6 +13,7 @@ import dev.sluice.proxy.testing.TlsEchoServer;
 import dev.sluice.testing.Await;
 import dev.sluice.testing.HelloRetryClient;
 import dev.sluice.testing.TestPki;
+import dev.sluice.testing.TlsTestBase;
 import dev.sluice.tls.TlsEngineKind;
 import java.io.IOException;
 import java.io.InputStream;
@@ -124,11 +125,9 @@ class SniRoutingTest {
       assertThat(client.read()).isEqualTo(-1);
       Pair pair = proxy.awaitClosed(1).getFirst();
       assertThat(pair.cause()).isEqualTo(CloseCause.TLS_HANDSHAKE_FAILED);
-      TlsEngineKind engine = TlsEngineKind.defaultKind();
       assertThat(pair.causeDetail())
           .contains(
-              (engine == TlsEngineKind.AUTO ? TlsEngineKind.autoChoice() : engine)
-                      == TlsEngineKind.JDK
+              TlsTestBase.engine() == TlsEngineKind.JDK
                   ? "Unrecognized server name"
                   : "asks for the server name other.test, the first asked for the server name"
                       + " localhost");
