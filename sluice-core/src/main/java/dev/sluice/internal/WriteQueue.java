@@ -26,6 +26,9 @@ public final class WriteQueue implements WriteListener {
     void writabilityChanged(boolean writable);
   }
 
+  /** The buffer of an entry whose bytes were all taken from a buffer it no longer holds. */
+  private static final ByteBuffer NOTHING_LEFT = ByteBuffer.allocate(0);
+
   private final EventLoop loop;
   private final MemoryCounters counters;
   private final long lowWatermark;
@@ -104,15 +107,21 @@ public final class WriteQueue implements WriteListener {
   }
 
   /**
-   * Replaces what {@code entry} has left to take with an exact-size copy: its buffer was lent for
-   * the duration of a call only.
+   * Ends the loan of {@code entry}'s buffer, which was lent for the duration of a call only: what
+   * is left to take is replaced by an exact-size copy, and an entry with nothing left lets go of
+   * the buffer all the same. A read's lender reuses the one buffer object for the next read, of any
+   * connection, so the entry would otherwise show that read's bytes as its own.
    */
   public void copyRest(Entry entry) {
-    if (entry.copied || !entry.buffer.hasRemaining()) {
+    if (entry.copied) {
       return;
     }
-    entry.buffer = copyOf(entry.buffer);
-    entry.copied = true;
+    if (entry.buffer.hasRemaining()) {
+      entry.buffer = copyOf(entry.buffer);
+      entry.copied = true;
+    } else {
+      entry.buffer = NOTHING_LEFT;
+    }
   }
 
   private ByteBuffer copyOf(ByteBuffer source) {
@@ -158,10 +167,12 @@ public final class WriteQueue implements WriteListener {
   }
 
   /**
-   * Completes, after the current callback, every write whose bytes all lie before {@code offset}.
+   * Completes, after the current callback, every write whose bytes all lie before {@code offset}
+   * (at most {@link #takenOffset()}). The offsets decide, not the buffers: a completed write's
+   * buffer may already be its caller's again.
    */
   public void completeThrough(long offset) {
-    while (head != null && head.endOffset <= offset && !head.buffer.hasRemaining()) {
+    while (head != null && head.endOffset <= offset) {
       loop.completeLater(pop().listener, null);
     }
   }

@@ -1,0 +1,103 @@
+package dev.sluice.tls;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.memory.BorrowedBytes;
+import dev.sluice.net.Connection;
+import dev.sluice.net.EventLoopGroup;
+import dev.sluice.net.Listener;
+import dev.sluice.net.SocketOptions;
+import dev.sluice.net.TransportConfig;
+import dev.sluice.net.WriteListener;
+import dev.sluice.testing.Await;
+import dev.sluice.testing.PayloadPattern;
+import dev.sluice.testing.RecordingHandler;
+import dev.sluice.testing.TlsTestBase;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A write of lent bytes ({@code writeTransient} of a read, as a forwarder makes) that TLS encrypted
+ * whole while the socket took only part of the ciphertext: the write completes once the socket has
+ * it, and nothing of it is sent twice. The loop lends one buffer object for every read of every
+ * connection, so by then it shows another read's bytes: the queue must have let go of it.
+ */
+class TlsLentWriteTest extends TlsTestBase {
+  private static final int PAYLOAD = 4 << 20;
+
+  /** Echoes each read straight from the lent bytes and counts the completions of its writes. */
+  private static final class LentEcho extends RecordingHandler {
+    final AtomicLong read = new AtomicLong();
+    final AtomicLong writes = new AtomicLong();
+    final AtomicLong completed = new AtomicLong();
+    final List<Throwable> failures = new CopyOnWriteArrayList<>();
+    private final WriteListener done =
+        error -> {
+          if (error != null) {
+            failures.add(error);
+          }
+          completed.incrementAndGet();
+        };
+
+    @Override
+    public void onRead(Connection connection, BorrowedBytes bytes) {
+      read.addAndGet(bytes.length());
+      writes.incrementAndGet();
+      connection.writeTransient(bytes.buffer(), done);
+    }
+  }
+
+  @Test
+  void anEchoOfLentBytesBehindAFullSocketCompletesAndSendsOnlyItsOwnBytes() throws Exception {
+    // One loop for both server connections; a plaintext slab of one record, so that each echo is
+    // encrypted whole in one batch; small socket buffers, so the unread client backs it up soon.
+    EventLoopGroup server =
+        group(TransportConfig.defaults().withEventLoops(1).withSlab(16 * 1024, 16 * 1024));
+    LentEcho echo = new LentEcho();
+    BlockingQueue<RecordingHandler> accepted = new LinkedBlockingQueue<>(List.of(echo));
+    Listener listener =
+        listen(
+            server,
+            serverConfig(),
+            SocketOptions.defaults().withBufferSizes(64 * 1024, 64 * 1024),
+            () -> {
+              RecordingHandler next = accepted.poll(); // the echo first, then the others
+              return next != null ? next : new RecordingHandler();
+            });
+    EventLoopGroup clients = group(TransportConfig.defaults().withEventLoops(1));
+
+    RecordingHandler reader = new RecordingHandler();
+    TlsConnection echoed = connect(clients, clientConfig(), listener, reader);
+    echoed.pauseReading(); // until the server's queue holds encrypted, unsent echoes
+    byte[] payload = new PayloadPattern(41).bytes(0, PAYLOAD);
+    echoed.write(ByteBuffer.wrap(payload), null);
+    Await.until(() -> echo.read.get() == PAYLOAD, () -> echo.read.get() + " B echoed");
+    assertThat(echo.connection().pendingWriteBytes()).as("the echo is backed up").isPositive();
+
+    // Another connection's read on the server's loop: the lent buffer now shows its byte.
+    RecordingHandler otherServerSide = new RecordingHandler();
+    accepted.add(otherServerSide);
+    RecordingHandler other = new RecordingHandler();
+    connect(clients, clientConfig(), listener, other)
+        .write(ByteBuffer.wrap(new byte[] {'x'}), null);
+    Await.until(() -> otherServerSide.received() == 1, () -> otherServerSide + " read nothing");
+
+    echoed.resumeReading();
+    Await.until(() -> reader.received() >= PAYLOAD, () -> reader.received() + " B back");
+    byte[] back = reader.receivedBytes();
+    assertThat(Arrays.mismatch(back, payload))
+        .as("the first byte of %d B back that is not the echo's", back.length)
+        .isEqualTo(-1);
+    Await.until(
+        () -> echo.completed.get() == echo.writes.get(),
+        () -> echo.completed.get() + " of " + echo.writes.get() + " echoes completed");
+    assertThat(echo.failures).isEmpty();
+    assertThat(echo.connection().pendingWriteBytes()).isZero();
+  }
+}
