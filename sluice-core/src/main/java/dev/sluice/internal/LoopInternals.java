@@ -12,6 +12,8 @@ public final class LoopInternals {
   /** What the loop lends its layers. */
   public interface Access {
     MemoryCounters counters(EventLoop loop);
+
+    Lenders lenders(EventLoop loop);
   }
 
   private static volatile Access access;
@@ -26,5 +28,10 @@ public final class LoopInternals {
   /** The memory counters of {@code loop}, which TLS adds its own buffers to. */
   public static MemoryCounters counters(EventLoop loop) {
     return access.counters(loop);
+  }
+
+  /** The read slabs {@code loop} lends reads from, which TLS adds its plaintext slab to. */
+  public static Lenders lenders(EventLoop loop) {
+    return access.lenders(loop);
   }
 }

@@ -2,29 +2,17 @@ package dev.sluice.internal;
 
 import dev.sluice.net.EventLoop;
 import dev.sluice.net.WriteListener;
-import java.nio.ByteBuffer;
 import java.util.function.Supplier;
 
 /**
  * How a write gets into a connection's {@link WriteQueue}, the same for plain and TLS connections:
- * on the loop thread at once (a borrowed read refused, since it dies with its callback), from any
- * other thread through the loop's task queue, failed with the connection's close error once the
- * loop has stopped; {@code writeTransient} on the loop thread only. The loop-thread path allocates
- * nothing: the caller enqueues itself.
+ * on the loop thread at once (a borrowed read refused by the loop's {@link Lenders}, since it dies
+ * with its callback), from any other thread through the loop's task queue, failed with the
+ * connection's close error once the loop has stopped; {@code writeTransient} on the loop thread
+ * only. The loop-thread path allocates nothing: the caller enqueues itself.
  */
 public final class WriteEntry {
   private WriteEntry() {}
-
-  /**
-   * For a write by reference on the loop thread: refuses {@code buffer} when it is the borrowed
-   * read slab of {@code borrowedFrom}, which would be overwritten by the next read.
-   */
-  public static void refuseBorrowed(ReadSlab borrowedFrom, ByteBuffer buffer) {
-    if (borrowedFrom.isSlabBuffer(buffer)) {
-      throw new IllegalArgumentException(
-          "a borrowed read buffer cannot be written by reference: use writeTransient");
-    }
-  }
 
   /**
    * For a write from another thread: runs {@code enqueue} on the loop, or, once the loop has

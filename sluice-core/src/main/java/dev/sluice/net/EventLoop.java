@@ -1,5 +1,6 @@
 package dev.sluice.net;
 
+import dev.sluice.internal.Lenders;
 import dev.sluice.internal.LoopInternals;
 import dev.sluice.internal.MemoryCounters;
 import dev.sluice.internal.ReadSlab;
@@ -52,7 +53,18 @@ public final class EventLoop implements Executor {
   private static final int TASK_BUDGET = 4096;
 
   static {
-    LoopInternals.install(loop -> loop.counters);
+    LoopInternals.install(
+        new LoopInternals.Access() {
+          @Override
+          public MemoryCounters counters(EventLoop loop) {
+            return loop.counters;
+          }
+
+          @Override
+          public Lenders lenders(EventLoop loop) {
+            return loop.lenders;
+          }
+        });
   }
 
   private enum State {
@@ -71,6 +83,7 @@ public final class EventLoop implements Executor {
   private final AtomicBoolean wakeupPending = new AtomicBoolean();
   private final CompletableFuture<Void> terminated = new CompletableFuture<>();
   private final MemoryCounters counters = new MemoryCounters();
+  private final Lenders lenders = new Lenders();
   private final LongAdder refused = new LongAdder();
   private final LongAdder bytesSpliced = new LongAdder();
   private final LongAdder bytesCopiedOutOfPipes = new LongAdder();
@@ -103,6 +116,7 @@ public final class EventLoop implements Executor {
     this.poller = transport == Transport.EPOLL ? new EpollPoller() : new NioPoller();
     this.slabPool = new SlabPool(config.slabSize(), config.slabPoolSize(), counters, this);
     this.readSlab = new ReadSlab(slabPool, config.copyThreshold());
+    lenders.add(readSlab);
     this.nowNanos = System.nanoTime();
     this.timers = new TimerWheel(config.timerTick().toNanos(), 512, nowNanos);
     this.thread =
@@ -364,6 +378,10 @@ public final class EventLoop implements Executor {
 
   ReadSlab readSlab() {
     return readSlab;
+  }
+
+  Lenders lenders() {
+    return lenders;
   }
 
   TimerWheel timers() {

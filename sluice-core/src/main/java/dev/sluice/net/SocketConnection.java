@@ -475,7 +475,7 @@ public final class SocketConnection implements Connection {
   @Override
   public void write(ByteBuffer buffer, WriteListener listener) {
     if (loop.inLoop()) {
-      WriteEntry.refuseBorrowed(loop.readSlab(), buffer);
+      loop.lenders().refuse(buffer);
       enqueueWrite(buffer, listener, false);
     } else {
       WriteEntry.submit(

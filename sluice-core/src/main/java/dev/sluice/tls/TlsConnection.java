@@ -342,7 +342,7 @@ public final class TlsConnection implements Connection {
   @Override
   public void write(ByteBuffer buffer, WriteListener listener) {
     if (loop.inLoop()) {
-      WriteEntry.refuseBorrowed(buffers.plaintext(), buffer);
+      LoopInternals.lenders(loop).refuse(buffer);
       enqueueWrite(buffer, listener, false);
     } else {
       WriteEntry.submit(

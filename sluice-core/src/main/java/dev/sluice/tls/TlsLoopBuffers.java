@@ -52,6 +52,7 @@ final class TlsLoopBuffers implements AutoCloseable {
     this.plaintextPool = new SlabPool(slabSize, config.slabPoolSize(), counters, loop);
     plaintextPool.bindToCurrentThread();
     this.plaintext = new ReadSlab(plaintextPool, Math.min(config.copyThreshold(), slabSize));
+    LoopInternals.lenders(loop).add(plaintext);
     int outSize = RECORDS_PER_WRITE * (16 * 1024 + 512);
     this.ciphertextOut = arena.allocate(Math.max(outSize, MAX_PACKET), 64).asByteBuffer();
     this.assembly = arena.allocate(MAX_PACKET, 64).asByteBuffer();

@@ -13,6 +13,7 @@ import dev.sluice.testing.Await;
 import dev.sluice.testing.PayloadPattern;
 import dev.sluice.testing.RecordingHandler;
 import dev.sluice.testing.TlsTestBase;
+import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.List;
@@ -50,6 +51,62 @@ class TlsLentWriteTest extends TlsTestBase {
       read.addAndGet(bytes.length());
       writes.incrementAndGet();
       connection.writeTransient(bytes.buffer(), done);
+    }
+  }
+
+  /** Tries to queue each read by reference on every connection it is given, and records why not. */
+  private static final class ByReference extends RecordingHandler {
+    final List<Connection> targets = new CopyOnWriteArrayList<>();
+    final List<String> refusals = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void onRead(Connection connection, BorrowedBytes bytes) {
+      for (Connection target : targets) {
+        try {
+          target.write(bytes.buffer(), null);
+          refusals.add("accepted by " + target);
+        } catch (IllegalArgumentException e) {
+          refusals.add(e.getMessage());
+        }
+      }
+      super.onRead(connection, bytes);
+    }
+  }
+
+  @Test
+  void noConnectionOfTheLoopQueuesAReadLentByEitherOfItsSlabsByReference() throws Exception {
+    EventLoopGroup server = group(TransportConfig.defaults().withEventLoops(1));
+    ByReference tlsSide = new ByReference();
+    ByReference plainSide = new ByReference();
+    Listener tls = listen(server, serverConfig(), () -> tlsSide);
+    Listener plain = server.listen(LOOPBACK, SocketOptions.defaults(), () -> plainSide);
+    TlsConnection tlsClient =
+        connect(
+            group(TransportConfig.defaults().withEventLoops(1)),
+            clientConfig(),
+            tls,
+            new RecordingHandler());
+    try (Socket plainClient = new Socket()) {
+      plainClient.connect(plain.localAddress());
+      Connection tlsServer = await(tlsSide.active());
+      Connection plainServer = await(plainSide.active());
+      List<Connection> both = List.of(tlsServer, plainServer);
+      tlsSide.targets.addAll(both);
+      plainSide.targets.addAll(both);
+
+      tlsClient.write(ByteBuffer.wrap(new byte[] {'t'}), null);
+      plainClient.getOutputStream().write('p');
+      Await.until(
+          () -> tlsSide.received() == 1 && plainSide.received() == 1,
+          () -> "reads: " + tlsSide.received() + " TLS, " + plainSide.received() + " plain");
+      assertThat(tlsSide.refusals)
+          .as("TLS's plaintext slab, on the TLS and the plain connection")
+          .containsOnly("a borrowed read buffer cannot be written by reference: use writeTransient")
+          .hasSize(2);
+      assertThat(plainSide.refusals)
+          .as("the transport's read slab, on the TLS and the plain connection")
+          .containsOnly("a borrowed read buffer cannot be written by reference: use writeTransient")
+          .hasSize(2);
     }
   }
 
