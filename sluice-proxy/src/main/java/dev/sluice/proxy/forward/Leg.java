@@ -29,6 +29,13 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
   /** Bytes of this leg's reads queued at the peer, charged to the budget (0 when drained). */
   private long charged;
 
+  /**
+   * Writes of this leg's bytes to the peer not yet completed. Its bytes are drained when this is 0,
+   * whatever else the peer's connection still holds: a relay's own writes, or TLS's handshake
+   * messages, which complete to no leg.
+   */
+  private int writesInFlight;
+
   /** Paused because the peer has not drained what this leg read. */
   private boolean pausedForPeer;
 
@@ -104,6 +111,7 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
 
   /** Writes {@code data} to the peer; pauses this side if the peer could not take all of it. */
   private void send(Connection dest, ByteBuffer data) {
+    writesInFlight++;
     dest.writeTransient(data, this);
     chargePending(dest);
   }
@@ -112,6 +120,7 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
    * Writes {@code copy}, this leg's bytes in a buffer of its own, to the peer, as {@link #send}.
    */
   void sendCopy(Connection dest, ByteBuffer copy) {
+    writesInFlight++;
     dest.write(copy, this);
     chargePending(dest);
   }
@@ -137,8 +146,9 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
   /** A write of this leg's bytes to the peer completed or failed. */
   @Override
   public void onWriteComplete(Throwable error) {
+    writesInFlight--;
     Connection dest = peer().connection;
-    if (charged > 0 && (error != null || dest == null || dest.pendingWriteBytes() == 0)) {
+    if (charged > 0 && (error != null || dest == null || writesInFlight == 0)) {
       pair.budget().release(charged);
       charged = 0;
     }
@@ -150,7 +160,7 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
       return;
     }
     Leg owed = peer();
-    if (owed.resetWhenDrained && dest != null && dest.isOpen() && dest.pendingWriteBytes() == 0) {
+    if (owed.resetWhenDrained && dest != null && dest.isOpen() && writesInFlight == 0) {
       dest.reset(); // it has all it was owed; what it sent was lost
     }
     if (pausedForPeer && charged == 0) {

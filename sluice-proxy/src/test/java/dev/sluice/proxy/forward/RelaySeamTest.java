@@ -2,6 +2,7 @@ package dev.sluice.proxy.forward;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.net.Connection;
 import dev.sluice.net.EventLoopGroup;
 import dev.sluice.net.Listener;
 import dev.sluice.net.SocketOptions;
@@ -25,6 +26,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -41,12 +43,13 @@ class RelaySeamTest {
   private EventLoopGroup group;
   private Listener listener;
   private ScriptedUpstream upstream;
+  private Owner owner;
 
   @BeforeEach
   void start() throws IOException {
     upstream = ScriptedUpstream.start();
     group = new EventLoopGroup(TransportConfig.defaults().withEventLoops(1));
-    Owner owner = new Owner(parse(upstream.address()));
+    owner = new Owner(parse(upstream.address()));
     listener =
         group.listen(
             new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
@@ -108,6 +111,103 @@ class RelaySeamTest {
     assertThat(pair.facts().connectAttempts()).isZero();
     assertThat(pair.facts().target()).isNull();
     assertThat(upstream.waiting()).isZero();
+  }
+
+  @Test
+  void aLegWhosePeerHoldsARelaysOwnBytesBehindItsResumesOnceItsOwnAreWritten() throws Exception {
+    // What a relay writes to a leg's peer itself (a header, an answer; TLS's own handshake
+    // messages too) completes to no leg. Queued behind the upstream's bytes at a client that
+    // reads nothing yet, it is still pending when the leg's last write completes.
+    int streamed = 4 << 20;
+    int tail = 16 << 20;
+    owner.relays = () -> new RawWithATail(tail);
+    try (Socket client = new Socket()) {
+      client.setReceiveBufferSize(64 * 1024);
+      client.connect(listener.localAddress());
+      client.setSoTimeout((int) Await.PATIENCE.toMillis());
+      try (Socket server = upstream.next()) {
+        byte[] piece = new byte[64 * 1024];
+        Arrays.fill(piece, (byte) 'u');
+        Thread.ofVirtual()
+            .start(
+                () -> {
+                  try {
+                    for (int sent = 0; sent < streamed; sent += piece.length) {
+                      server.getOutputStream().write(piece);
+                    }
+                    server.shutdownOutput();
+                  } catch (IOException e) {
+                    // the test fails on what the client receives
+                  }
+                });
+        Await.until(
+            () -> events.contains("tail queued"), () -> "no backed-up client yet: " + events);
+        long[] counts = new long[256];
+        int runsOfT = 0;
+        int previous = -1;
+        byte[] buffer = new byte[64 * 1024];
+        for (int n; (n = client.getInputStream().read(buffer)) > 0; ) {
+          for (int i = 0; i < n; i++) {
+            int b = buffer[i] & 0xff;
+            counts[b]++;
+            if (b == 't' && previous != 't') {
+              runsOfT++;
+            }
+            previous = b;
+          }
+        }
+        assertThat(counts['u']).as("the upstream's bytes").isEqualTo(streamed);
+        assertThat(counts['t']).as("the relay's own bytes").isEqualTo(tail);
+        assertThat(runsOfT).as("the relay's bytes in one piece").isEqualTo(1);
+        client.shutdownOutput();
+        assertThat(server.getInputStream().read()).isEqualTo(-1);
+      }
+    }
+    Pair pair = closed.poll(Await.PATIENCE.toSeconds(), TimeUnit.SECONDS);
+    assertThat(pair).isNotNull();
+    assertThat(pair.cause()).isEqualTo(CloseCause.UPSTREAM_EOF);
+    assertThat(owner.budget.used()).isZero();
+  }
+
+  /**
+   * The raw pipe, and once the client is backed up, {@code tail} bytes of the relay's own queued at
+   * the client behind the upstream's, with no listener.
+   */
+  private final class RawWithATail implements Relay {
+    private final int tail;
+    private boolean queued;
+
+    RawWithATail(int tail) {
+      this.tail = tail;
+    }
+
+    @Override
+    public void start(Pair pair) {
+      RawRelay.INSTANCE.start(pair);
+    }
+
+    @Override
+    public void onRead(Leg from, ByteBuffer data) {
+      from.forward(data);
+      Connection client = from.pair().client().connection();
+      if (from.side() == Side.UPSTREAM && !queued && client.pendingWriteBytes() > 0) {
+        queued = true;
+        byte[] own = new byte[tail];
+        Arrays.fill(own, (byte) 't');
+        client.write(ByteBuffer.wrap(own), null);
+        events.add("tail queued");
+      }
+    }
+
+    @Override
+    public void onUpstreamActive(Pair pair) {
+      RawRelay.INSTANCE.onUpstreamActive(pair);
+    }
+
+    @Override
+    public void onEnded(Leg leg) {
+      RawRelay.INSTANCE.onEnded(leg);
+    }
   }
 
   /**
@@ -185,6 +285,7 @@ class RelaySeamTest {
   private final class Owner implements Pair.Owner {
     private final InFlightBudget.Share budget = new InFlightBudget(1 << 20).share("seam");
     private final Target target;
+    Supplier<Relay> relays = LineRelay::new;
 
     Owner(SocketAddress upstream) {
       this.target = new Target(upstream);
@@ -222,7 +323,7 @@ class RelaySeamTest {
 
     @Override
     public Relay relay(Pair pair) {
-      return new LineRelay();
+      return relays.get();
     }
 
     @Override
