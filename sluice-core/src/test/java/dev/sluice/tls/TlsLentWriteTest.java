@@ -15,6 +15,7 @@ import dev.sluice.testing.RecordingHandler;
 import dev.sluice.testing.TlsTestBase;
 import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -107,6 +108,53 @@ class TlsLentWriteTest extends TlsTestBase {
           .as("the transport's read slab, on the TLS and the plain connection")
           .containsOnly("a borrowed read buffer cannot be written by reference: use writeTransient")
           .hasSize(2);
+    }
+  }
+
+  @Test
+  void manyEchoesOfLentBytesOnOneLoopEachReturnExactlyTheirOwnBytes() throws Exception {
+    // Each client reads only once it has sent all it sends, and they finish sending at different
+    // times: on the server's one loop, echoes wait for sockets while other connections read.
+    int clients = 16;
+    EventLoopGroup server =
+        group(TransportConfig.defaults().withEventLoops(1).withSlab(16 * 1024, 16 * 1024));
+    List<LentEcho> echoes = new CopyOnWriteArrayList<>();
+    Listener listener =
+        listen(
+            server,
+            serverConfig(),
+            SocketOptions.defaults().withBufferSizes(64 * 1024, 64 * 1024),
+            () -> {
+              LentEcho echo = new LentEcho();
+              echoes.add(echo);
+              return echo;
+            });
+    EventLoopGroup clientLoops = group(TransportConfig.defaults().withEventLoops(2));
+    List<RecordingHandler> readers = new ArrayList<>();
+    List<byte[]> payloads = new ArrayList<>();
+    for (int i = 0; i < clients; i++) {
+      RecordingHandler reader = new RecordingHandler();
+      TlsConnection client = connect(clientLoops, clientConfig(), listener, reader);
+      client.pauseReading();
+      byte[] payload = new PayloadPattern(100 + i).bytes(0, (256 << 10) + i * 40_009);
+      client.write(ByteBuffer.wrap(payload), error -> client.resumeReading());
+      readers.add(reader);
+      payloads.add(payload);
+    }
+    for (int i = 0; i < clients; i++) {
+      RecordingHandler reader = readers.get(i);
+      int size = payloads.get(i).length;
+      Await.until(() -> reader.received() >= size, () -> reader.received() + " of " + size + " B");
+      byte[] back = reader.receivedBytes();
+      assertThat(Arrays.mismatch(back, payloads.get(i)))
+          .as("client %d: the first byte of %d B back that is not its own", i, back.length)
+          .isEqualTo(-1);
+    }
+    for (LentEcho echo : echoes) {
+      Await.until(
+          () -> echo.completed.get() == echo.writes.get(),
+          () -> echo.completed.get() + " of " + echo.writes.get() + " echoes completed");
+      assertThat(echo.failures).isEmpty();
     }
   }
 
