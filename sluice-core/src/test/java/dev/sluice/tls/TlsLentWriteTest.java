@@ -22,6 +22,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -53,6 +54,28 @@ class TlsLentWriteTest extends TlsTestBase {
       writes.incrementAndGet();
       connection.writeTransient(bytes.buffer(), done);
     }
+  }
+
+  /**
+   * A server whose connections share one loop, with a plaintext slab of one record (so that each
+   * echo is encrypted whole in one batch) and small socket buffers (so that an unread client backs
+   * it up soon).
+   */
+  private Listener echoServer(Supplier<? extends RecordingHandler> handlers) throws Exception {
+    EventLoopGroup server =
+        group(TransportConfig.defaults().withEventLoops(1).withSlab(16 * 1024, 16 * 1024));
+    return listen(
+        server,
+        serverConfig(),
+        SocketOptions.defaults().withBufferSizes(64 * 1024, 64 * 1024),
+        handlers);
+  }
+
+  private static void assertAllCompleted(LentEcho echo) {
+    Await.until(
+        () -> echo.completed.get() == echo.writes.get(),
+        () -> echo.completed.get() + " of " + echo.writes.get() + " echoes completed");
+    assertThat(echo.failures).isEmpty();
   }
 
   /** Tries to queue each read by reference on every connection it is given, and records why not. */
@@ -116,14 +139,9 @@ class TlsLentWriteTest extends TlsTestBase {
     // Each client reads only once it has sent all it sends, and they finish sending at different
     // times: on the server's one loop, echoes wait for sockets while other connections read.
     int clients = 16;
-    EventLoopGroup server =
-        group(TransportConfig.defaults().withEventLoops(1).withSlab(16 * 1024, 16 * 1024));
     List<LentEcho> echoes = new CopyOnWriteArrayList<>();
     Listener listener =
-        listen(
-            server,
-            serverConfig(),
-            SocketOptions.defaults().withBufferSizes(64 * 1024, 64 * 1024),
+        echoServer(
             () -> {
               LentEcho echo = new LentEcho();
               echoes.add(echo);
@@ -150,27 +168,15 @@ class TlsLentWriteTest extends TlsTestBase {
           .as("client %d: the first byte of %d B back that is not its own", i, back.length)
           .isEqualTo(-1);
     }
-    for (LentEcho echo : echoes) {
-      Await.until(
-          () -> echo.completed.get() == echo.writes.get(),
-          () -> echo.completed.get() + " of " + echo.writes.get() + " echoes completed");
-      assertThat(echo.failures).isEmpty();
-    }
+    echoes.forEach(TlsLentWriteTest::assertAllCompleted);
   }
 
   @Test
   void anEchoOfLentBytesBehindAFullSocketCompletesAndSendsOnlyItsOwnBytes() throws Exception {
-    // One loop for both server connections; a plaintext slab of one record, so that each echo is
-    // encrypted whole in one batch; small socket buffers, so the unread client backs it up soon.
-    EventLoopGroup server =
-        group(TransportConfig.defaults().withEventLoops(1).withSlab(16 * 1024, 16 * 1024));
     LentEcho echo = new LentEcho();
     BlockingQueue<RecordingHandler> accepted = new LinkedBlockingQueue<>(List.of(echo));
     Listener listener =
-        listen(
-            server,
-            serverConfig(),
-            SocketOptions.defaults().withBufferSizes(64 * 1024, 64 * 1024),
+        echoServer(
             () -> {
               RecordingHandler next = accepted.poll(); // the echo first, then the others
               return next != null ? next : new RecordingHandler();
@@ -199,10 +205,7 @@ class TlsLentWriteTest extends TlsTestBase {
     assertThat(Arrays.mismatch(back, payload))
         .as("the first byte of %d B back that is not the echo's", back.length)
         .isEqualTo(-1);
-    Await.until(
-        () -> echo.completed.get() == echo.writes.get(),
-        () -> echo.completed.get() + " of " + echo.writes.get() + " echoes completed");
-    assertThat(echo.failures).isEmpty();
+    assertAllCompleted(echo);
     assertThat(echo.connection().pendingWriteBytes()).isZero();
   }
 }
