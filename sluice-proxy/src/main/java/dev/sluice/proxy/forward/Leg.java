@@ -39,8 +39,13 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
   /** Paused because the peer has not drained what this leg read. */
   private boolean pausedForPeer;
 
-  /** When the pause for the peer began (the write-stall clock starts no earlier). */
-  private long pausedSinceNanos;
+  /**
+   * When this leg began to wait for the peer (the write-stall clock starts no earlier), or {@link
+   * Long#MIN_VALUE} once the peer has taken all that was pending for it. It outlives the pause when
+   * the leg's own bytes are written but bytes queued behind them (a relay's, TLS's) still wait: the
+   * peer has not drained, and the clock must not start again.
+   */
+  private long waitingSinceNanos = Long.MIN_VALUE;
 
   /** Queued on the loop until the budget has room. */
   private boolean waitingForBudget;
@@ -136,7 +141,9 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
       }
       if (!pausedForPeer) {
         pausedForPeer = true;
-        pausedSinceNanos = connection.loop().nanoTime();
+        if (waitingSinceNanos == Long.MIN_VALUE || dest.lastWriteNanos() > waitingSinceNanos) {
+          waitingSinceNanos = connection.loop().nanoTime(); // else the peer took nothing since
+        }
         connection.pauseReading();
         pair.onBackpressure();
       }
@@ -165,6 +172,11 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
     }
     if (pausedForPeer && charged == 0) {
       pausedForPeer = false;
+      if (dest != null && dest.pendingWriteBytes() > 0) {
+        pair.onBackpressure(); // others' bytes still wait there: the write-stall clock runs on
+      } else {
+        waitingSinceNanos = Long.MIN_VALUE;
+      }
       resumeIfRelayWants();
       pair.relay().onDrained(this);
     }
@@ -396,15 +408,16 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
   }
 
   /**
-   * Since when the peer has taken none of the bytes of this leg's pending for it, or {@link
-   * Long#MIN_VALUE} when nothing of this leg's is pending there.
+   * Since when the peer has taken none of the bytes pending for it while this leg waited on it (its
+   * own, or bytes queued behind them), or {@link Long#MIN_VALUE} when it is not waiting or nothing
+   * is pending there.
    */
   long stalledSinceNanos() {
     Connection dest = peer().connection;
-    if (!pausedForPeer || dest == null || dest.pendingWriteBytes() == 0) {
+    if (waitingSinceNanos == Long.MIN_VALUE || dest == null || dest.pendingWriteBytes() == 0) {
       return Long.MIN_VALUE;
     }
-    return Math.max(pausedSinceNanos, dest.lastWriteNanos());
+    return Math.max(waitingSinceNanos, dest.lastWriteNanos());
   }
 
   /** Gives back what this leg holds against the budget: the pair has ended. */

@@ -20,6 +20,7 @@ import java.net.Socket;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -120,26 +121,13 @@ class RelaySeamTest {
     // reads nothing yet, it is still pending when the leg's last write completes.
     int streamed = 4 << 20;
     int tail = 16 << 20;
-    owner.relays = () -> new RawWithATail(tail);
+    owner.relays = () -> new RawWithATail(tail, false);
     try (Socket client = new Socket()) {
       client.setReceiveBufferSize(64 * 1024);
       client.connect(listener.localAddress());
       client.setSoTimeout((int) Await.PATIENCE.toMillis());
       try (Socket server = upstream.next()) {
-        byte[] piece = new byte[64 * 1024];
-        Arrays.fill(piece, (byte) 'u');
-        Thread.ofVirtual()
-            .start(
-                () -> {
-                  try {
-                    for (int sent = 0; sent < streamed; sent += piece.length) {
-                      server.getOutputStream().write(piece);
-                    }
-                    server.shutdownOutput();
-                  } catch (IOException e) {
-                    // the test fails on what the client receives
-                  }
-                });
+        streamUntilBroken(server, 'u', streamed);
         Await.until(
             () -> events.contains("tail queued"), () -> "no backed-up client yet: " + events);
         long[] counts = new long[256];
@@ -169,16 +157,62 @@ class RelaySeamTest {
     assertThat(owner.budget.used()).isZero();
   }
 
+  @Test
+  void aPeerThatTakesNothingOfARelaysBytesBehindALegsIsCutAfterTheWriteStall() throws Exception {
+    // The relay's bytes wait behind the upstream's at a client that reads the upstream's bytes and
+    // then nothing more, and the relay reads no more from the upstream: the leg's own writes are
+    // done, the client holds the relay's bytes, and only the write stall can end the pair.
+    owner.timeouts =
+        new TimeoutSettings(
+            Duration.ofSeconds(5),
+            Duration.ofHours(1),
+            Duration.ofSeconds(10),
+            Duration.ofMinutes(1),
+            Duration.ZERO,
+            Duration.ofSeconds(1));
+    owner.relays = () -> new RawWithATail(16 << 20, true);
+    try (Socket client = new Socket()) {
+      client.setReceiveBufferSize(64 * 1024);
+      client.connect(listener.localAddress());
+      client.setSoTimeout((int) Await.PATIENCE.toMillis());
+      try (Socket server = upstream.next()) {
+        streamUntilBroken(server, 'u', 8 << 20);
+        Await.until(() -> events.contains("tail queued"), () -> "no tail yet: " + events);
+        byte[] buffer = new byte[64 * 1024];
+        boolean tailSeen = false;
+        while (!tailSeen) {
+          int n = client.getInputStream().read(buffer);
+          assertThat(n).as("bytes before the relay's").isPositive();
+          for (int i = 0; i < n; i++) {
+            tailSeen |= buffer[i] == 't';
+          }
+        } // and reads no more
+        Pair pair = closed.poll(Await.PATIENCE.toSeconds(), TimeUnit.SECONDS);
+        assertThat(pair).as("the pair ended").isNotNull();
+        assertThat(pair.cause()).isEqualTo(CloseCause.WRITE_STALL_TIMEOUT);
+        assertThat(owner.budget.used()).isZero();
+      }
+    }
+  }
+
   /**
    * The raw pipe, and once the client is backed up, {@code tail} bytes of the relay's own queued at
    * the client behind the upstream's, with no listener.
    */
   private final class RawWithATail implements Relay {
     private final int tail;
+    private final boolean lastRead;
     private boolean queued;
 
-    RawWithATail(int tail) {
+    /** With {@code lastRead}, the upstream is read no more once the tail is queued. */
+    RawWithATail(int tail, boolean lastRead) {
       this.tail = tail;
+      this.lastRead = lastRead;
+    }
+
+    @Override
+    public boolean wantsReads(Leg leg) {
+      return leg.pair().forwarding() && !(lastRead && queued && leg.side() == Side.UPSTREAM);
     }
 
     @Override
@@ -286,6 +320,7 @@ class RelaySeamTest {
     private final InFlightBudget.Share budget = new InFlightBudget(1 << 20).share("seam");
     private final Target target;
     Supplier<Relay> relays = LineRelay::new;
+    TimeoutSettings timeouts = TimeoutSettings.DEFAULTS;
 
     Owner(SocketAddress upstream) {
       this.target = new Target(upstream);
@@ -303,7 +338,7 @@ class RelaySeamTest {
 
     @Override
     public TimeoutSettings timeouts() {
-      return TimeoutSettings.DEFAULTS;
+      return timeouts;
     }
 
     @Override
@@ -330,6 +365,27 @@ class RelaySeamTest {
     public void onClosed(Pair pair) {
       closed.add(pair);
     }
+  }
+
+  /**
+   * Sends {@code count} bytes {@code b} from {@code server} on a thread of its own, then shuts its
+   * output; stops early if the connection breaks (the test judges by what arrives).
+   */
+  private static void streamUntilBroken(Socket server, char b, int count) {
+    byte[] piece = new byte[64 * 1024];
+    Arrays.fill(piece, (byte) b);
+    Thread.ofVirtual()
+        .start(
+            () -> {
+              try {
+                for (int sent = 0; sent < count; sent += piece.length) {
+                  server.getOutputStream().write(piece);
+                }
+                server.shutdownOutput();
+              } catch (IOException e) {
+                // the pair ended
+              }
+            });
   }
 
   private Socket connect() throws IOException {
