@@ -408,13 +408,14 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
   }
 
   /**
-   * Since when the peer has taken none of the bytes pending for it while this leg waited on it (its
-   * own, or bytes queued behind them), or {@link Long#MIN_VALUE} when it is not waiting or nothing
-   * is pending there.
+   * Since when the peer has taken none of the bytes pending for it, or {@link Long#MIN_VALUE} when
+   * nothing is pending there: since this leg began to wait on it (its own bytes, or bytes queued
+   * behind them), or, for bytes that were never this leg's (a relay's, TLS's), since the peer last
+   * took any.
    */
   long stalledSinceNanos() {
     Connection dest = peer().connection;
-    if (waitingSinceNanos == Long.MIN_VALUE || dest == null || dest.pendingWriteBytes() == 0) {
+    if (dest == null || dest.pendingWriteBytes() == 0) {
       return Long.MIN_VALUE;
     }
     return Math.max(waitingSinceNanos, dest.lastWriteNanos());

@@ -121,7 +121,7 @@ class RelaySeamTest {
     // reads nothing yet, it is still pending when the leg's last write completes.
     int streamed = 4 << 20;
     int tail = 16 << 20;
-    owner.relays = () -> new RawWithATail(tail, false);
+    owner.relays = () -> new RawWithATail(tail, Tail.WHEN_BACKED_UP);
     try (Socket client = new Socket()) {
       client.setReceiveBufferSize(64 * 1024);
       client.connect(listener.localAddress());
@@ -170,7 +170,7 @@ class RelaySeamTest {
             Duration.ofMinutes(1),
             Duration.ZERO,
             Duration.ofSeconds(1));
-    owner.relays = () -> new RawWithATail(16 << 20, true);
+    owner.relays = () -> new RawWithATail(16 << 20, Tail.WHEN_BACKED_UP_LAST_READ);
     try (Socket client = new Socket()) {
       client.setReceiveBufferSize(64 * 1024);
       client.connect(listener.localAddress());
@@ -195,24 +195,64 @@ class RelaySeamTest {
     }
   }
 
+  @Test
+  void aPeerThatTakesNothingOfARelaysBytesAloneIsCutAfterTheWriteStall() throws Exception {
+    // The relay's bytes are the only ones pending at a client that reads nothing: the leg's one
+    // write was taken whole, so no leg ever waited on the client. The upstream ends; the client
+    // holds bytes for it, so the pair is busy, not half-closed and quiet.
+    owner.timeouts =
+        new TimeoutSettings(
+            Duration.ofSeconds(5),
+            Duration.ofHours(1),
+            Duration.ofSeconds(10),
+            Duration.ofSeconds(2),
+            Duration.ZERO,
+            Duration.ofSeconds(1));
+    owner.relays = () -> new RawWithATail(16 << 20, Tail.AT_ONCE);
+    try (Socket client = new Socket()) {
+      client.setReceiveBufferSize(64 * 1024);
+      client.connect(listener.localAddress());
+      try (Socket server = upstream.next()) {
+        server.getOutputStream().write('u');
+        server.shutdownOutput();
+        Pair pair = closed.poll(Await.PATIENCE.toSeconds(), TimeUnit.SECONDS);
+        assertThat(events).contains("tail queued");
+        assertThat(pair).as("the pair ended").isNotNull();
+        assertThat(pair.cause()).isEqualTo(CloseCause.WRITE_STALL_TIMEOUT);
+        assertThat(pair.causeDetail()).startsWith("the client took none of the");
+        assertThat(owner.budget.used()).isZero();
+      }
+    }
+  }
+
+  /** When a {@link RawWithATail} queues its tail, and what it reads after. */
+  private enum Tail {
+    /** Once the client is backed up; the upstream is read on. */
+    WHEN_BACKED_UP,
+    /** Once the client is backed up; the upstream is read no more. */
+    WHEN_BACKED_UP_LAST_READ,
+    /** After the upstream's first read, backed up or not. */
+    AT_ONCE
+  }
+
   /**
-   * The raw pipe, and once the client is backed up, {@code tail} bytes of the relay's own queued at
-   * the client behind the upstream's, with no listener.
+   * The raw pipe, and {@code tail} bytes of the relay's own queued at the client behind the
+   * upstream's, with no listener.
    */
   private final class RawWithATail implements Relay {
     private final int tail;
-    private final boolean lastRead;
+    private final Tail when;
     private boolean queued;
 
-    /** With {@code lastRead}, the upstream is read no more once the tail is queued. */
-    RawWithATail(int tail, boolean lastRead) {
+    RawWithATail(int tail, Tail when) {
       this.tail = tail;
-      this.lastRead = lastRead;
+      this.when = when;
     }
 
     @Override
     public boolean wantsReads(Leg leg) {
-      return leg.pair().forwarding() && !(lastRead && queued && leg.side() == Side.UPSTREAM);
+      return leg.pair().forwarding()
+          && !(when == Tail.WHEN_BACKED_UP_LAST_READ && queued && leg.side() == Side.UPSTREAM);
     }
 
     @Override
@@ -224,7 +264,9 @@ class RelaySeamTest {
     public void onRead(Leg from, ByteBuffer data) {
       from.forward(data);
       Connection client = from.pair().client().connection();
-      if (from.side() == Side.UPSTREAM && !queued && client.pendingWriteBytes() > 0) {
+      if (from.side() == Side.UPSTREAM
+          && !queued
+          && (when == Tail.AT_ONCE || client.pendingWriteBytes() > 0)) {
         queued = true;
         byte[] own = new byte[tail];
         Arrays.fill(own, (byte) 't');
