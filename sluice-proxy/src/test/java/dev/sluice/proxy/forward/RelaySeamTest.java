@@ -122,10 +122,7 @@ class RelaySeamTest {
     int streamed = 4 << 20;
     int tail = 16 << 20;
     owner.relays = () -> new RawWithATail(tail, Tail.WHEN_BACKED_UP);
-    try (Socket client = new Socket()) {
-      client.setReceiveBufferSize(64 * 1024);
-      client.connect(listener.localAddress());
-      client.setSoTimeout((int) Await.PATIENCE.toMillis());
+    try (Socket client = lateReader()) {
       try (Socket server = upstream.next()) {
         streamUntilBroken(server, 'u', streamed);
         Await.until(
@@ -162,19 +159,9 @@ class RelaySeamTest {
     // The relay's bytes wait behind the upstream's at a client that reads the upstream's bytes and
     // then nothing more, and the relay reads no more from the upstream: the leg's own writes are
     // done, the client holds the relay's bytes, and only the write stall can end the pair.
-    owner.timeouts =
-        new TimeoutSettings(
-            Duration.ofSeconds(5),
-            Duration.ofHours(1),
-            Duration.ofSeconds(10),
-            Duration.ofMinutes(1),
-            Duration.ZERO,
-            Duration.ofSeconds(1));
+    owner.timeouts = oneSecondWriteStall(TimeoutSettings.DEFAULTS.halfClose());
     owner.relays = () -> new RawWithATail(16 << 20, Tail.WHEN_BACKED_UP_LAST_READ);
-    try (Socket client = new Socket()) {
-      client.setReceiveBufferSize(64 * 1024);
-      client.connect(listener.localAddress());
-      client.setSoTimeout((int) Await.PATIENCE.toMillis());
+    try (Socket client = lateReader()) {
       try (Socket server = upstream.next()) {
         streamUntilBroken(server, 'u', 8 << 20);
         Await.until(() -> events.contains("tail queued"), () -> "no tail yet: " + events);
@@ -187,41 +174,26 @@ class RelaySeamTest {
             tailSeen |= buffer[i] == 't';
           }
         } // and reads no more
-        Pair pair = closed.poll(Await.PATIENCE.toSeconds(), TimeUnit.SECONDS);
-        assertThat(pair).as("the pair ended").isNotNull();
-        assertThat(pair.cause()).isEqualTo(CloseCause.WRITE_STALL_TIMEOUT);
-        assertThat(owner.budget.used()).isZero();
+        assertCutForTheWriteStall();
       }
     }
   }
 
   @Test
+  @SuppressWarnings("try") // the client is there to read nothing
   void aPeerThatTakesNothingOfARelaysBytesAloneIsCutAfterTheWriteStall() throws Exception {
     // The relay's bytes are the only ones pending at a client that reads nothing: the leg's one
     // write was taken whole, so no leg ever waited on the client. The upstream ends; the client
     // holds bytes for it, so the pair is busy, not half-closed and quiet.
-    owner.timeouts =
-        new TimeoutSettings(
-            Duration.ofSeconds(5),
-            Duration.ofHours(1),
-            Duration.ofSeconds(10),
-            Duration.ofSeconds(2),
-            Duration.ZERO,
-            Duration.ofSeconds(1));
+    owner.timeouts = oneSecondWriteStall(Duration.ofSeconds(2));
     owner.relays = () -> new RawWithATail(16 << 20, Tail.AT_ONCE);
-    try (Socket client = new Socket()) {
-      client.setReceiveBufferSize(64 * 1024);
-      client.connect(listener.localAddress());
-      try (Socket server = upstream.next()) {
-        server.getOutputStream().write('u');
-        server.shutdownOutput();
-        Pair pair = closed.poll(Await.PATIENCE.toSeconds(), TimeUnit.SECONDS);
-        assertThat(events).contains("tail queued");
-        assertThat(pair).as("the pair ended").isNotNull();
-        assertThat(pair.cause()).isEqualTo(CloseCause.WRITE_STALL_TIMEOUT);
-        assertThat(pair.causeDetail()).startsWith("the client took none of the");
-        assertThat(owner.budget.used()).isZero();
-      }
+    try (Socket client = lateReader();
+        Socket server = upstream.next()) {
+      server.getOutputStream().write('u');
+      server.shutdownOutput();
+      assertThat(assertCutForTheWriteStall().causeDetail())
+          .startsWith("the client took none of the");
+      assertThat(events).contains("tail queued");
     }
   }
 
@@ -407,6 +379,36 @@ class RelaySeamTest {
     public void onClosed(Pair pair) {
       closed.add(pair);
     }
+  }
+
+  /** The defaults, with a write stall of 1 s and {@code halfClose}. */
+  private static TimeoutSettings oneSecondWriteStall(Duration halfClose) {
+    TimeoutSettings d = TimeoutSettings.DEFAULTS;
+    return new TimeoutSettings(
+        d.connect(),
+        d.idle(),
+        d.handshake(),
+        halfClose,
+        d.maxConnectionDuration(),
+        Duration.ofSeconds(1));
+  }
+
+  /** A client with a small receive buffer, connected: one that reads late backs the proxy up. */
+  private Socket lateReader() throws IOException {
+    Socket client = new Socket();
+    client.setReceiveBufferSize(64 * 1024);
+    client.connect(listener.localAddress());
+    client.setSoTimeout((int) Await.PATIENCE.toMillis());
+    return client;
+  }
+
+  /** The one pair ended for its write stall and gave back all it held. */
+  private Pair assertCutForTheWriteStall() throws InterruptedException {
+    Pair pair = closed.poll(Await.PATIENCE.toSeconds(), TimeUnit.SECONDS);
+    assertThat(pair).as("the pair ended").isNotNull();
+    assertThat(pair.cause()).isEqualTo(CloseCause.WRITE_STALL_TIMEOUT);
+    assertThat(owner.budget.used()).isZero();
+    return pair;
   }
 
   /**
