@@ -18,12 +18,12 @@ public final class Lenders {
   }
 
   /**
-   * For a write by reference: refuses {@code buffer} when it is a read this loop lends, which the
-   * next read overwrites.
+   * For a write by reference: refuses {@code buffer} when it is a read this loop lends, or a view
+   * of one, which the next read overwrites.
    */
   public void refuse(ByteBuffer buffer) {
     for (ReadSlab slab : slabs) {
-      if (slab.isSlabBuffer(buffer)) {
+      if (slab.lends(buffer)) {
         throw new IllegalArgumentException(
             "a borrowed read buffer cannot be written by reference: use writeTransient");
       }

@@ -47,9 +47,25 @@ public final class ReadSlab {
     return current.buffer().clear();
   }
 
-  /** Whether {@code buffer} is this slab's own buffer (which must never be queued for writing). */
-  public boolean isSlabBuffer(ByteBuffer buffer) {
-    return current != null && buffer == current.buffer();
+  /**
+   * Whether {@code buffer} is this slab's buffer or a view of its memory (a slice, a duplicate):
+   * the next read overwrites it, so it must never be queued for writing.
+   */
+  public boolean lends(ByteBuffer buffer) {
+    if (current == null) {
+      return false;
+    }
+    if (buffer == current.buffer()) {
+      return true;
+    }
+    if (!buffer.isDirect()) {
+      return false; // a heap buffer cannot view native memory
+    }
+    MemorySegment slab = current.segment();
+    MemorySegment view = MemorySegment.ofBuffer(buffer);
+    long start = view.address();
+    return start < slab.address() + slab.byteSize()
+        && start + Math.max(1, view.byteSize()) > slab.address();
   }
 
   /**

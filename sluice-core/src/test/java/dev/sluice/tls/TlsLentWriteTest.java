@@ -85,12 +85,16 @@ class TlsLentWriteTest extends TlsTestBase {
 
     @Override
     public void onRead(Connection connection, BorrowedBytes bytes) {
+      ByteBuffer lent = bytes.buffer();
       for (Connection target : targets) {
-        try {
-          target.write(bytes.buffer(), null);
-          refusals.add("accepted by " + target);
-        } catch (IllegalArgumentException e) {
-          refusals.add(e.getMessage());
+        for (ByteBuffer view :
+            List.of(lent, lent.slice(), lent.duplicate(), lent.asReadOnlyBuffer())) {
+          try {
+            target.write(view, null);
+            refusals.add("accepted by " + target + ": " + view);
+          } catch (IllegalArgumentException e) {
+            refusals.add(e.getMessage());
+          }
         }
       }
       super.onRead(connection, bytes);
@@ -124,13 +128,14 @@ class TlsLentWriteTest extends TlsTestBase {
           () -> tlsSide.received() == 1 && plainSide.received() == 1,
           () -> "reads: " + tlsSide.received() + " TLS, " + plainSide.received() + " plain");
       assertThat(tlsSide.refusals)
-          .as("TLS's plaintext slab, on the TLS and the plain connection")
+          .as("TLS's plaintext slab and three views of it, on the TLS and the plain connection")
           .containsOnly("a borrowed read buffer cannot be written by reference: use writeTransient")
-          .hasSize(2);
+          .hasSize(8);
       assertThat(plainSide.refusals)
-          .as("the transport's read slab, on the TLS and the plain connection")
+          .as(
+              "the transport's read slab and three views of it, on the TLS and the plain connection")
           .containsOnly("a borrowed read buffer cannot be written by reference: use writeTransient")
-          .hasSize(2);
+          .hasSize(8);
     }
   }
 
