@@ -186,7 +186,7 @@ final class EpollStreamSocket implements StreamSocket {
     }
     long address = scratch.readAddress(dst) + position;
     while (true) {
-      long n = Libc.read(scratch.errno, fd, address, room);
+      long n = Libc.recv(scratch.errno, fd, address, room);
       if (n > 0) {
         dst.position(position + (int) n);
         if (n < room) {
@@ -203,7 +203,7 @@ final class EpollStreamSocket implements StreamSocket {
         return 0;
       }
       if (errno != Libc.EINTR) {
-        throw Libc.error("read", errno);
+        throw Libc.error("recv", errno);
       }
     }
   }
