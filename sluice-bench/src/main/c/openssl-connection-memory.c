@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wire-bio.h"
+
 /* ---- live allocations by source line ---- */
 
 #define MAX_SITES 4096
@@ -110,66 +112,6 @@ static void *counted_realloc(void *p, size_t n, const char *file, int line) {
   return moved + 1;
 }
 
-/* ---- a BIO with no buffer, as Sluice's: it reads one wire and writes the other ---- */
-
-struct wire {
-  unsigned char bytes[1 << 17];
-  int length;
-};
-
-struct side {
-  struct wire *in, *out;
-};
-
-static struct wire to_server, to_client;
-static struct side server_side = {&to_server, &to_client}, client_side = {&to_client, &to_server};
-
-static int wire_write(BIO *bio, const char *data, int length) {
-  struct wire *w = ((struct side *)BIO_get_data(bio))->out;
-  if (w->length + length > (int)sizeof w->bytes) {
-    return -1;
-  }
-  memcpy(w->bytes + w->length, data, length);
-  w->length += length;
-  return length;
-}
-
-static int wire_read(BIO *bio, char *data, int length) {
-  struct wire *w = ((struct side *)BIO_get_data(bio))->in;
-  BIO_clear_retry_flags(bio);
-  if (w->length == 0) {
-    BIO_set_retry_read(bio);
-    return -1;
-  }
-  int n = length < w->length ? length : w->length;
-  memcpy(data, w->bytes, n);
-  memmove(w->bytes, w->bytes + n, w->length - n);
-  w->length -= n;
-  return n;
-}
-
-static long wire_ctrl(BIO *bio, int command, long value, void *pointer) {
-  (void)bio;
-  (void)value;
-  (void)pointer;
-  return command == BIO_CTRL_FLUSH ? 1 : 0;
-}
-
-static BIO_METHOD *wire_method;
-
-static void attach(SSL *ssl, struct side *side) {
-  BIO *bio = BIO_new(wire_method);
-  BIO_set_init(bio, 1);
-  BIO_set_data(bio, side);
-  SSL_set_bio(ssl, bio, bio);
-}
-
-static void fail(const char *what) {
-  fprintf(stderr, "%s\n", what);
-  ERR_print_errors_fp(stderr);
-  exit(1);
-}
-
 static void make_key(const char *kind) {
   EVP_PKEY *key = strcmp(kind, "rsa") == 0 ? EVP_RSA_gen(2048) : EVP_EC_gen("P-256");
   X509 *cert = X509_new();
@@ -210,10 +152,7 @@ int main(int argc, char **argv) {
     fail("CRYPTO_set_mem_functions refused: OpenSSL allocated before main");
   }
   make_key(kind);
-  wire_method = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "wire");
-  BIO_meth_set_write(wire_method, wire_write);
-  BIO_meth_set_read(wire_method, wire_read);
-  BIO_meth_set_ctrl(wire_method, wire_ctrl);
+  wire_setup();
 
   SSL_CTX *server = SSL_CTX_new(TLS_server_method());
   SSL_CTX *client = SSL_CTX_new(TLS_client_method());
