@@ -55,6 +55,16 @@ final class EpollPoller implements Poller {
   private final long eventsAddress;
   private final int epfd;
   private final int wakeFd;
+
+  /**
+   * Held while the eventfd is written or closed: a wake-up from another thread (a task queued, a
+   * second shutdown) that came after the close would write to whatever descriptor has its number by
+   * then.
+   */
+  private final Object wakeLock = new Object();
+
+  private boolean wakeFdClosed;
+
   private final Object leakToken;
   private Pollable[] owners = new Pollable[1024];
 
@@ -209,7 +219,11 @@ final class EpollPoller implements Poller {
 
   @Override
   public void wakeup() {
-    Libc.wakeWrite(wakeFd, ONE.address());
+    synchronized (wakeLock) {
+      if (!wakeFdClosed) {
+        Libc.wakeWrite(wakeFd, ONE.address());
+      }
+    }
   }
 
   @Override
@@ -278,7 +292,10 @@ final class EpollPoller implements Poller {
 
   @Override
   public void close() {
-    Libc.close(wakeFd);
+    synchronized (wakeLock) {
+      wakeFdClosed = true;
+      Libc.close(wakeFd);
+    }
     Libc.close(epfd);
     LeakRegistry.untrack(leakToken);
     arena.close();

@@ -17,8 +17,10 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.UnixDomainSocketAddress;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -190,6 +192,64 @@ class ShutdownRaceTest {
 
   private static int port(Listener listener) {
     return ((InetSocketAddress) listener.localAddress()).getPort();
+  }
+
+  /**
+   * Closing a group again (which {@link EventLoopGroup#closeAsync} allows) wakes its stopped loops:
+   * on epoll that wrote 8 bytes to the loop's eventfd number, closed by then and taken by whatever
+   * the process opened next (here a file).
+   */
+  @Test
+  void closingAStoppedGroupAgainWritesToNoDescriptorThatTookItsNumbers() throws Exception {
+    List<Integer> before = eventfds();
+    EventLoopGroup group = new EventLoopGroup(TransportConfig.defaults().withEventLoops(1));
+    List<Integer> ours = new ArrayList<>(eventfds());
+    ours.removeAll(before);
+    assertThat(ours).as("the loop's eventfd (epoll's and NIO's selector's alike)").hasSize(1);
+    Path wakeFd = Path.of("/proc/self/fd", ours.getFirst().toString());
+    group.close();
+    List<FileChannel> files = new ArrayList<>();
+    try {
+      Path taker = null;
+      for (int i = 0; i < 256 && taker == null; i++) { // the lowest free number goes first
+        Path file = dir.resolve("after-close-" + i);
+        files.add(FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE));
+        if (Files.exists(wakeFd) && Files.isSameFile(wakeFd, file)) {
+          taker = file;
+        }
+      }
+      assertThat(taker).as("a file that took the eventfd's number").isNotNull();
+
+      group.close();
+      group.closeAsync().join();
+
+      assertThat(Files.size(taker)).as("bytes in the file that took the eventfd's number").isZero();
+    } finally {
+      for (FileChannel file : files) {
+        file.close();
+      }
+    }
+  }
+
+  private static List<Integer> eventfds() throws IOException {
+    List<Integer> numbers = new ArrayList<>();
+    for (int fd : openFileDescriptorNumbers()) {
+      try {
+        Path target = Files.readSymbolicLink(Path.of("/proc/self/fd", Integer.toString(fd)));
+        if (target.toString().equals("anon_inode:[eventfd]")) {
+          numbers.add(fd);
+        }
+      } catch (IOException closedMeanwhile) {
+        // not ours to count
+      }
+    }
+    return numbers;
+  }
+
+  private static List<Integer> openFileDescriptorNumbers() throws IOException {
+    try (var fds = Files.list(Path.of("/proc/self/fd"))) {
+      return fds.map(fd -> Integer.parseInt(fd.getFileName().toString())).toList();
+    }
   }
 
   static long openFileDescriptors() {
