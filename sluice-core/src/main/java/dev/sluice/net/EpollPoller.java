@@ -20,17 +20,17 @@ import java.util.List;
  * input, output and peer hang-up with {@code EPOLLET}, and never changes there: the kernel tells of
  * each change (bytes arrived, room freed, an end or an error) and this poller remembers it as the
  * socket's readiness, readable or writable. A socket forgets its readiness only on evidence: a read
- * that returned EAGAIN or fewer bytes than asked, a write that took EAGAIN or only part (both mean
- * the next change will be told), a connect not yet done; never once the input ended or the socket
- * failed, which the kernel tells once (a FIN can sit behind the bytes a short read drained). Each
- * pass reports what is ready <i>and</i> wanted, so the connection code above the seam sees
- * level-triggered readiness, as NIO gives it: a reader that stopped early for fairness, or resumes
- * after a pause, is told again at the next pass (which then does not wait), with no system call.
- * What it saves are interest changes: a proxied connection's interest goes up and down (an accepted
- * client is paused until its upstream connects, a socket asks for output while connecting and for
- * input after, an ended input is dropped) and each was an {@code epoll_ctl}; here there are none
- * after the first. An interest of none needs nothing either: a hang-up is told once, not at every
- * wait.
+ * that returned EAGAIN or fewer bytes than asked (not once the peer sent urgent data: see {@link
+ * #URGENT}), a write that took EAGAIN or only part (both mean the next change will be told), a
+ * connect not yet done; never once the input ended or the socket failed, which the kernel tells
+ * once (a FIN can sit behind the bytes a short read drained). Each pass reports what is ready
+ * <i>and</i> wanted, so the connection code above the seam sees level-triggered readiness, as NIO
+ * gives it: a reader that stopped early for fairness, or resumes after a pause, is told again at
+ * the next pass (which then does not wait), with no system call. What it saves are interest
+ * changes: a proxied connection's interest goes up and down (an accepted client is paused until its
+ * upstream connects, a socket asks for output while connecting and for input after, an ended input
+ * is dropped) and each was an {@code epoll_ctl}; here there are none after the first. An interest
+ * of none needs nothing either: a hang-up is told once, not at every wait.
  */
 final class EpollPoller implements Poller {
   private static final int MAX_EVENTS = 256;
@@ -39,7 +39,8 @@ final class EpollPoller implements Poller {
   private static final long WAKE_TOKEN = -1;
 
   /** What every socket is registered for, once. */
-  private static final int WATCHED = Libc.EPOLLIN | Libc.EPOLLOUT | Libc.EPOLLRDHUP | Libc.EPOLLET;
+  private static final int WATCHED =
+      Libc.EPOLLIN | Libc.EPOLLPRI | Libc.EPOLLOUT | Libc.EPOLLRDHUP | Libc.EPOLLET;
 
   /** The eventfd increment every wake-up writes: constant, so any thread may pass it. */
   private static final MemorySegment ONE;
@@ -87,6 +88,13 @@ final class EpollPoller implements Poller {
 
   /** The socket hung up or failed: writable from then on (a write returns its error at once). */
   private static final int WRITE_ENDED = 1 << 11;
+
+  /**
+   * The peer sent TCP urgent data (EPOLLPRI), kept while the socket is registered. The kernel ends
+   * a read short at the urgent mark though bytes wait behind it, and a splice stops there for good:
+   * from then on only a read that finds nothing counts as drained, and nothing is spliced.
+   */
+  private static final int URGENT = 1 << 12;
 
   private static final int DUE = 1 << 16;
 
@@ -162,6 +170,9 @@ final class EpollPoller implements Poller {
       int ready = 0;
       if ((flags & Libc.EPOLLIN) != 0) {
         ready |= READABLE;
+      }
+      if ((flags & Libc.EPOLLPRI) != 0) {
+        ready |= READABLE | URGENT; // read again, by copying: it steps over the mark
       }
       if ((flags & (Libc.EPOLLERR | Libc.EPOLLHUP | Libc.EPOLLRDHUP)) != 0) {
         ready |= READABLE | READ_ENDED;
@@ -272,6 +283,21 @@ final class EpollPoller implements Poller {
     if ((states[fd] & READ_ENDED) == 0) {
       states[fd] &= ~READABLE;
     }
+  }
+
+  /**
+   * A read of {@code fd} returned fewer bytes than asked: it is drained, unless its peer sent
+   * urgent data (then the read may have ended at the urgent mark).
+   */
+  void readShort(int fd) {
+    if ((states[fd] & URGENT) == 0) {
+      readDrained(fd);
+    }
+  }
+
+  /** Whether {@code fd}'s peer has sent urgent data since it was registered. */
+  boolean urgent(int fd) {
+    return (states[fd] & URGENT) != 0;
   }
 
   /** A write to {@code fd} showed it full (or a connect not done): the kernel tells when not. */

@@ -190,7 +190,7 @@ final class EpollStreamSocket implements StreamSocket {
       if (n > 0) {
         dst.position(position + (int) n);
         if (n < room) {
-          readDrained(); // a stream read returns less only when the socket has no more now
+          readShort(); // a stream read returns less when the socket has no more now
         }
         return (int) n;
       }
@@ -288,6 +288,18 @@ final class EpollStreamSocket implements StreamSocket {
     if (poller != null) {
       poller.readDrained(fd);
     }
+  }
+
+  /** A read returned fewer bytes than asked: drained, but for urgent data (see the poller). */
+  void readShort() {
+    if (poller != null) {
+      poller.readShort(fd);
+    }
+  }
+
+  /** Whether the peer sent urgent data: a splice from this socket would stop at its mark. */
+  boolean urgent() {
+    return poller != null && poller.urgent(fd);
   }
 
   /** The socket took no more (or its connect is not done), as a write showed. */

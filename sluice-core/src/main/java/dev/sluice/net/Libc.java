@@ -60,6 +60,7 @@ final class Libc {
   static final int EPOLL_CLOEXEC = 0x80000;
   static final int EPOLL_CTL_ADD = 1;
   static final int EPOLLIN = 0x1;
+  static final int EPOLLPRI = 0x2;
   static final int EPOLLOUT = 0x4;
   static final int EPOLLERR = 0x8;
   static final int EPOLLHUP = 0x10;

@@ -356,7 +356,10 @@ public final class SocketConnection implements Connection {
    * read: what the target did not take is copied out at exact size for the handler.
    */
   private int spliceRead() {
-    if (!(socket instanceof EpollStreamSocket from) || loop.config().splicePipesPerLoop() == 0) {
+    if (!(socket instanceof EpollStreamSocket from)
+        || loop.config().splicePipesPerLoop() == 0
+        || from.urgent()) {
+      releasePipe(); // (urgent data: only a copying read steps over its mark)
       return NOT_SPLICED;
     }
     Connection asked = handler.spliceTarget(this);
@@ -389,10 +392,13 @@ public final class SocketConnection implements Connection {
     if (n <= 0) {
       releasePipe();
       if (n < 0) {
-        onEndOfInput();
-      } else {
-        from.readDrained(); // EAGAIN into an empty pipe: the socket has nothing now
+        // A splice stopped at an urgent mark also returns 0 once the input has ended, with bytes
+        // behind the mark: an ordinary read tells which.
+        return NOT_SPLICED;
       }
+      // EAGAIN into an empty pipe: the socket has nothing now, or urgent data stopped the splice
+      // (its EPOLLPRI makes the socket readable again, and then it is read by copying).
+      from.readDrained();
       return SPLICED_DONE;
     }
     lastActivityNanos = loop.nanoTime();
