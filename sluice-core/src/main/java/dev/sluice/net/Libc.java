@@ -10,6 +10,7 @@ import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
+import java.util.Map;
 
 /**
  * The libc calls of the epoll transport, through java.lang.foreign: no JNI, nothing to ship.
@@ -20,16 +21,29 @@ import java.lang.invoke.VarHandle;
  */
 @SuppressWarnings("restricted") // the point of this class: native calls, enabled by the launcher
 final class Libc {
+  static final int EPERM = 1;
+  static final int ENOENT = 2;
   static final int EINTR = 4;
   static final int EBADF = 9;
   static final int EAGAIN = 11;
+  static final int ENOMEM = 12;
+  static final int EACCES = 13;
   static final int EINVAL = 22;
   static final int ENFILE = 23;
   static final int EMFILE = 24;
   static final int EPIPE = 32;
+  static final int EAFNOSUPPORT = 97;
+  static final int EADDRINUSE = 98;
+  static final int EADDRNOTAVAIL = 99;
+  static final int ENETDOWN = 100;
+  static final int ENETUNREACH = 101;
   static final int ECONNABORTED = 103;
   static final int ECONNRESET = 104;
+  static final int ENOBUFS = 105;
   static final int ENOTCONN = 107;
+  static final int ETIMEDOUT = 110;
+  static final int ECONNREFUSED = 111;
+  static final int EHOSTUNREACH = 113;
   static final int EINPROGRESS = 115;
 
   static final int AF_UNIX = 1;
@@ -195,8 +209,43 @@ final class Libc {
     event.set(EVENT_DATA, EVENT_DATA_OFFSET, data);
   }
 
-  /** The C library's text for {@code errno}, as the JDK's exceptions say it. */
+  /**
+   * The C library's English text for the errors a socket meets, whatever the process's locale: the
+   * text is what callers (and the JDK's own exceptions) classify by, and a process whose LANGUAGE
+   * or LANG asks for another (German on a German server) gets translated strerror texts.
+   */
+  private static final Map<Integer, String> ENGLISH =
+      Map.ofEntries(
+          Map.entry(EPERM, "Operation not permitted"),
+          Map.entry(ENOENT, "No such file or directory"),
+          Map.entry(EINTR, "Interrupted system call"),
+          Map.entry(EBADF, "Bad file descriptor"),
+          Map.entry(EAGAIN, "Resource temporarily unavailable"),
+          Map.entry(ENOMEM, "Cannot allocate memory"),
+          Map.entry(EACCES, "Permission denied"),
+          Map.entry(EINVAL, "Invalid argument"),
+          Map.entry(ENFILE, "Too many open files in system"),
+          Map.entry(EMFILE, "Too many open files"),
+          Map.entry(EPIPE, "Broken pipe"),
+          Map.entry(EAFNOSUPPORT, "Address family not supported by protocol"),
+          Map.entry(EADDRINUSE, "Address already in use"),
+          Map.entry(EADDRNOTAVAIL, "Cannot assign requested address"),
+          Map.entry(ENETDOWN, "Network is down"),
+          Map.entry(ENETUNREACH, "Network is unreachable"),
+          Map.entry(ECONNABORTED, "Software caused connection abort"),
+          Map.entry(ECONNRESET, "Connection reset by peer"),
+          Map.entry(ENOBUFS, "No buffer space available"),
+          Map.entry(ENOTCONN, "Transport endpoint is not connected"),
+          Map.entry(ETIMEDOUT, "Connection timed out"),
+          Map.entry(ECONNREFUSED, "Connection refused"),
+          Map.entry(EHOSTUNREACH, "No route to host"));
+
+  /** The text for {@code errno}: English for a socket's errors, else the C library's. */
   static String strerror(int errno) {
+    String english = ENGLISH.get(errno);
+    if (english != null) {
+      return english;
+    }
     try {
       MemorySegment text = (MemorySegment) STRERROR.invokeExact(errno);
       return text.reinterpret(256).getString(0);

@@ -60,6 +60,17 @@ public final class ChildJvm {
    */
   public static Run run(Duration timeout, List<String> jvmOptions, Class<?> main, String... args)
       throws IOException, InterruptedException {
+    return run(timeout, Map.of(), jvmOptions, main, args);
+  }
+
+  /** As above, with {@code environment} added to this JVM's for the child. */
+  public static Run run(
+      Duration timeout,
+      Map<String, String> environment,
+      List<String> jvmOptions,
+      Class<?> main,
+      String... args)
+      throws IOException, InterruptedException {
     List<String> command = new ArrayList<>();
     command.add(ProcessHandle.current().info().command().orElseThrow());
     String engine = System.getProperty(dev.sluice.tls.TlsEngineKind.DEFAULT_PROPERTY);
@@ -76,7 +87,9 @@ public final class ChildJvm {
     command.add(System.getProperty("java.class.path"));
     command.add(main.getName());
     command.addAll(List.of(args));
-    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+    builder.environment().putAll(environment);
+    Process process = builder.start();
     List<String> output = new ArrayList<>();
     Thread reader =
         Thread.ofVirtual()
