@@ -269,6 +269,7 @@ public final class SocketConnection implements Connection {
     loop.runOnLoop(
         () -> {
           readingPaused = true;
+          releasePipe(); // empty between reads: a paused reader holds none of the loop's few
           updateInterest();
         });
   }
@@ -299,6 +300,7 @@ public final class SocketConnection implements Connection {
     for (int i = 0; i < maxReads && wantsRead(); i++) {
       if (!handler.mayRead(this)) {
         readingPaused = true;
+        releasePipe();
         updateInterest();
         return;
       }

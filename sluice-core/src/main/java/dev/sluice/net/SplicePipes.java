@@ -53,6 +53,11 @@ final class SplicePipes implements AutoCloseable {
     return pipe;
   }
 
+  /** Pipes lent to connections now. */
+  int held() {
+    return all.size() - free.size();
+  }
+
   /** Takes back an empty pipe (closes it if this pool is closed already). */
   void release(Pipe pipe) {
     if (closed) {

@@ -493,6 +493,72 @@ class SpliceTest {
     }
   }
 
+  /**
+   * A reader its handler holds back ({@code mayRead} false: the proxy's budget) right after a read
+   * that filled keeps no pipe while it waits: the loop's few would otherwise go to connections that
+   * read nothing, and streaming ones would copy.
+   */
+  @Test
+  void aReaderHeldBackAfterAFullReadHoldsNoPipe() throws Exception {
+    CompletableFuture<Void> go = new CompletableFuture<>();
+    Settings smallReads = new Settings(1000, go, SocketOptions.defaults());
+    try (Sink sink = new Sink(1, 64 * 1024, 0, 0);
+        EventLoopGroup group = group(TransportConfig.defaults().withSplicePipesPerLoop(1));
+        Listener listener =
+            group.listen(
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                SocketOptions.defaults(),
+                () -> new HeldBackAfterOneSplice(new Relay(sink.address(), smallReads)));
+        Socket client = new Socket()) {
+      EventLoop loop = group.loops().getFirst();
+      client.connect(listener.localAddress());
+      client.getOutputStream().write(new byte[3000]); // queued before the relay reads
+      go.complete(null);
+      Await.until(() -> sink.total() == 1000, () -> sink.total() + " of the first read's 1000 B");
+      finishTurn(loop);
+
+      CompletableFuture<Integer> held = new CompletableFuture<>();
+      loop.execute(() -> held.complete(loop.local(SplicePipes.SLOT).held()));
+      assertThat(Await.result(held, "the loop's pipes held")).isZero();
+    }
+  }
+
+  /** A relay whose {@code mayRead} refuses every read after its first spliced one. */
+  private static final class HeldBackAfterOneSplice implements ConnectionHandler {
+    private final Relay relay;
+    private boolean admit = true;
+
+    HeldBackAfterOneSplice(Relay relay) {
+      this.relay = relay;
+    }
+
+    @Override
+    public void onActive(Connection client) {
+      relay.onActive(client);
+    }
+
+    @Override
+    public boolean mayRead(Connection client) {
+      return admit;
+    }
+
+    @Override
+    public Connection spliceTarget(Connection client) {
+      return relay.spliceTarget(client);
+    }
+
+    @Override
+    public void onSpliced(Connection client, Connection target, int bytes, ByteBuffer rest) {
+      relay.onSpliced(client, target, bytes, rest);
+      admit = false;
+    }
+
+    @Override
+    public void onRead(Connection client, BorrowedBytes bytes) {
+      relay.onRead(client, bytes);
+    }
+  }
+
   /** A client that writes slowly: splice from its socket finds nothing (EAGAIN on the source). */
   @Test
   void aSlowWriterLeavesTheSocketEmptyBetweenReads() throws Exception {
