@@ -287,6 +287,18 @@ class SpliceTest {
     assumeTrue(Transport.fromSystemProperty().resolve() == Transport.EPOLL, "splice is epoll's");
   }
 
+  /**
+   * A listener of {@code group} on a loopback port, each connection handled by {@code handlers}.
+   */
+  private static Listener listen(
+      EventLoopGroup group, java.util.function.Supplier<? extends ConnectionHandler> handlers)
+      throws IOException {
+    return group.listen(
+        new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+        SocketOptions.defaults(),
+        handlers);
+  }
+
   private static EventLoopGroup group(TransportConfig config) {
     EventLoopGroup group = new EventLoopGroup(config.withEventLoops(1));
     if (group.transport() != Transport.EPOLL) {
@@ -321,11 +333,7 @@ class SpliceTest {
       BiConsumer<EventLoop, List<AtomicLong>> whileSending)
       throws Exception {
     try (EventLoopGroup group = group(config);
-        Listener relay =
-            group.listen(
-                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-                SocketOptions.defaults(),
-                () -> new Relay(sink.address(), settings))) {
+        Listener relay = listen(group, () -> new Relay(sink.address(), settings))) {
       EventLoop loop = group.loops().getFirst();
       long splicedBefore = loop.bytesSpliced();
       long copiedBefore = loop.bytesCopiedOutOfPipes();
@@ -433,9 +441,8 @@ class SpliceTest {
     try (Sink sink = new Sink(2, 64 * 1024, 0, 0);
         EventLoopGroup group = group(TransportConfig.defaults().withSplicePipesPerLoop(1));
         Listener listener =
-            group.listen(
-                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-                SocketOptions.defaults(),
+            listen(
+                group,
                 () -> {
                   Relay relay = new Relay(sink.address(), onePieceReads);
                   relays.add(relay);
@@ -505,10 +512,7 @@ class SpliceTest {
     try (Sink sink = new Sink(1, 64 * 1024, 0, 0);
         EventLoopGroup group = group(TransportConfig.defaults().withSplicePipesPerLoop(1));
         Listener listener =
-            group.listen(
-                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-                SocketOptions.defaults(),
-                () -> new HeldBackAfterOneSplice(new Relay(sink.address(), smallReads)));
+            listen(group, () -> new HeldBackAfterOneSplice(new Relay(sink.address(), smallReads)));
         Socket client = new Socket()) {
       EventLoop loop = group.loops().getFirst();
       client.connect(listener.localAddress());
@@ -657,11 +661,7 @@ class SpliceTest {
       EventLoopGroup group = group(TransportConfig.defaults());
       List<CompletableFuture<Received>> sent = new ArrayList<>();
       try {
-        Listener relay =
-            group.listen(
-                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-                SocketOptions.defaults(),
-                () -> new Relay(sink.address()));
+        Listener relay = listen(group, () -> new Relay(sink.address()));
         InetSocketAddress address = (InetSocketAddress) relay.localAddress();
         for (int i = 0; i < 3; i++) {
           sent.add(send(address, 1L << 40, 256 * 1024, 0, i)); // streams until the relay stops
