@@ -64,6 +64,9 @@ public final class TlsConnection implements Connection {
   /** The content type of a TLS handshake record. */
   private static final byte HANDSHAKE_RECORD = 0x16;
 
+  /** A TLS record's header: type, version (2 bytes), length (2 bytes, big-endian). */
+  private static final int RECORD_HEADER = 5;
+
   private static final String RENEGOTIATION_REFUSED = "client-initiated renegotiation refused";
 
   private static final String REJECT_RENEGOTIATION = "jdk.tls.rejectClientInitiatedRenegotiation";
@@ -238,7 +241,7 @@ public final class TlsConnection implements Connection {
   /** Plaintext queued and not yet encrypted, plus ciphertext not yet handed to the socket. */
   @Override
   public long pendingWriteBytes() {
-    return queue.queuedBytes() + transport.pendingWriteBytes();
+    return (queue == null ? 0 : queue.queuedBytes()) + transport.pendingWriteBytes();
   }
 
   @Override
@@ -271,13 +274,19 @@ public final class TlsConnection implements Connection {
     return transport;
   }
 
-  /** The TLS session: protocol, cipher suite, peer certificates... */
+  /**
+   * The TLS session: protocol, cipher suite, peer certificates...; null when TLS never started (the
+   * connection was refused or closed before its first stage handed it over).
+   */
   public SSLSession session() {
-    return engine.getSession();
+    return engine == null ? null : engine.getSession();
   }
 
-  /** The protocol chosen by ALPN, or null when none was. */
+  /** The protocol chosen by ALPN, or null when none was (or TLS never started). */
   public String applicationProtocol() {
+    if (engine == null) {
+      return null;
+    }
     String protocol = engine.getApplicationProtocol();
     return protocol == null || protocol.isEmpty() ? null : protocol;
   }
@@ -582,12 +591,17 @@ public final class TlsConnection implements Connection {
    * 1.2 (or older) server connection: a renegotiation, which costs a full handshake on the loop and
    * escapes every rate limit. Refused here, before the engine sees it, whatever the JVM's
    * renegotiation properties say. Records start at the position: the engine unwraps whole records
-   * and a partial one is kept until it is complete. TLS 1.3 has no renegotiation (its
+   * and a partial one is kept until it is complete, so the record is judged once it is whole (its
+   * first bytes alone would show the engine nothing to refuse). TLS 1.3 has no renegotiation (its
    * post-handshake messages, a KeyUpdate among them, travel in application-data records).
    */
   private boolean startsRenegotiation(ByteBuffer src) {
+    int at = src.position();
     return handshake == Handshake.FINISHED
-        && src.get(src.position()) == HANDSHAKE_RECORD
+        && src.get(at) == HANDSHAKE_RECORD
+        && src.remaining() >= RECORD_HEADER
+        && src.remaining() - RECORD_HEADER
+            >= ((src.get(at + 3) & 0xff) << 8 | (src.get(at + 4) & 0xff))
         && !engine.getUseClientMode()
         && !"TLSv1.3".equals(engine.getSession().getProtocol());
   }
@@ -606,18 +620,25 @@ public final class TlsConnection implements Connection {
         while ((task = engine.getDelegatedTask()) != null) {
           task.run(); // fails at once when the engine refuses
         }
-        engine.wrap(NO_DATA, buffers.ciphertextOut()); // surfaces the refusal
-        // It did not refuse (the JDK read the property before it was set): never ask it again.
-        // What it wrapped is dropped, never sent.
-        engineRefusesRenegotiation = false;
-        LOG.log(
-            System.Logger.Level.WARNING,
-            "the JDK accepts client renegotiations in this JVM ("
-                + REJECT_RENEGOTIATION
-                + " was read before Sluice set it): they are refused with a close_notify; start"
-                + " the JVM with -D"
-                + REJECT_RENEGOTIATION
-                + "=true for an alert");
+        ByteBuffer answer = buffers.ciphertextOut();
+        int before = answer.position();
+        engine.wrap(NO_DATA, answer); // surfaces the refusal
+        boolean answered = answer.position() > before;
+        answer.position(before); // what it wrapped is dropped, never sent
+        if (answered) {
+          // It answered the hello (the JDK read the property before it was set): never ask it
+          // again. A record that showed it nothing to answer (a ClientHello's first fragment)
+          // proves nothing, and the connection just closes.
+          engineRefusesRenegotiation = false;
+          LOG.log(
+              System.Logger.Level.WARNING,
+              "the JDK accepts client renegotiations in this JVM ("
+                  + REJECT_RENEGOTIATION
+                  + " was read before Sluice set it): they are refused with a close_notify; start"
+                  + " the JVM with -D"
+                  + REJECT_RENEGOTIATION
+                  + "=true for an alert");
+        }
       } catch (SSLException e) {
         refusal = e; // the alert is queued in the engine: sendCloseMessages writes it
       }

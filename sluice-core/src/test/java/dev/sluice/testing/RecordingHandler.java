@@ -29,6 +29,10 @@ public class RecordingHandler implements ChunkHandler, TlsHandshakeListener {
   private final CompletableFuture<Void> endOfInput = new CompletableFuture<>();
   private final CompletableFuture<CloseReason> closed = new CompletableFuture<>();
   private final CompletableFuture<CloseReason> handshakeFailed = new CompletableFuture<>();
+
+  /** What the connection's accessors threw when asked in {@link #onHandshakeFailed}. */
+  public final List<RuntimeException> accessorFailures = new CopyOnWriteArrayList<>();
+
   private final AtomicInteger endOfInputCalls = new AtomicInteger();
   private final List<WritabilityChange> writabilityChanges = new CopyOnWriteArrayList<>();
   private final List<String> violations = new CopyOnWriteArrayList<>();
@@ -244,6 +248,13 @@ public class RecordingHandler implements ChunkHandler, TlsHandshakeListener {
 
   @Override
   public void onHandshakeFailed(TlsConnection connection, CloseReason reason) {
+    try { // what a handler may ask of a connection whose TLS failed, or never started
+      connection.session();
+      connection.applicationProtocol();
+      connection.pendingWriteBytes();
+    } catch (RuntimeException e) {
+      accessorFailures.add(e);
+    }
     handshakeFailed.complete(reason);
     failPending("the handshake failed (" + reason + ")");
   }

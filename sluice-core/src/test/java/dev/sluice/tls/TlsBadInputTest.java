@@ -174,8 +174,10 @@ class TlsBadInputTest extends TlsTestBase {
       socket
           .getOutputStream()
           .write("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-      TlsFailure failure = expectHandshakeFailure(nextAccepted(), Kind.HANDSHAKE_FAILED);
+      RecordingHandler server = nextAccepted();
+      TlsFailure failure = expectHandshakeFailure(server, Kind.HANDSHAKE_FAILED);
       assertThat(failure.detail()).isEqualTo("a plaintext HTTP request on a TLS port");
+      assertThat(server.accessorFailures).as("session(), applicationProtocol()...").isEmpty();
       String reply = new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
       assertThat(reply).startsWith("HTTP/1.1 400 Bad Request\r\n").contains("use https://");
     }
@@ -190,6 +192,7 @@ class TlsBadInputTest extends TlsTestBase {
     }
     RecordingHandler server = nextAccepted();
     assertThat(await(server.handshakeFailed())).isInstanceOf(CloseReason.PeerReset.class);
+    assertThat(server.accessorFailures).as("session(), applicationProtocol()...").isEmpty();
     assertThat(server.tlsActive()).isNotDone();
     assertThat(server.closed()).isNotDone();
     assertBystanderUndisturbed();

@@ -116,6 +116,41 @@ class TlsRenegotiationTest extends TlsTestBase {
     }
   }
 
+  /**
+   * A handshake record's first byte alone (a renegotiation split across reads) is judged once the
+   * record is whole. Judged on that byte, the engine had nothing to refuse, which was taken for an
+   * engine that renegotiates: it was shown no renegotiation again in this JVM, and each later one
+   * closed without the engine's alert (a bare close, which scanners count as accepted).
+   */
+  @Test
+  void aHandshakeRecordsFirstByteAloneLeavesTheEngineToRefuseTheNextRenegotiation()
+      throws Exception {
+    start();
+    try (RawTlsPeer peer = new RawTlsPeer(listener.localAddress(), pki.caTrust(), "TLSv1.2")) {
+      peer.handshake();
+      RecordingHandler first = nextAccepted();
+      peer.send(new byte[] {0x16});
+      peer.shutdownOutput();
+      await(first.closed());
+    }
+    try (SSLSocket client = jdkClient("TLSv1.2")) {
+      RecordingHandler server = nextAccepted();
+      assertThat(echoes(client, "before")).isTrue();
+      try {
+        client.startHandshake();
+        client.getOutputStream().write('x');
+        client.getOutputStream().flush();
+      } catch (IOException refused) {
+        // the server may have closed already
+      }
+      CloseReason reason = await(server.closed());
+      assertRefused(reason);
+      assertThat(((TlsFailure) reason).cause())
+          .as("the engine's own refusal, whose alert went out")
+          .isNotNull();
+    }
+  }
+
   @Test
   void aResumedTls12SessionIsNotARenegotiation() throws Exception {
     start();
