@@ -72,7 +72,10 @@ final class HttpRelay implements Relay, Runnable {
     REQUEST_HEAD,
     KEEP_ALIVE,
     RESPONSE_HEAD,
-    /** The proxy answered and shut the client's output down: the client gets this long to close. */
+    /**
+     * The client's last response (or the proxy's answer) is queued and its output shut down after
+     * it: once it has been handed all of it, the client gets this long to close.
+     */
     LINGER
   }
 
@@ -724,7 +727,7 @@ final class HttpRelay implements Relay, Runnable {
     Deadline fired = deadline;
     deadline = Deadline.NONE;
     if (fired == Deadline.LINGER) {
-      pair.close(pair.cause(), pair.causeDetail(), true); // nothing once the pair has ended
+      lingerEnded();
       return;
     }
     if (!pair.isOpen()) {
@@ -739,6 +742,27 @@ final class HttpRelay implements Relay, Runnable {
           answer(504, CloseCause.RESPONSE_HEAD_TIMEOUT, "no response head in time");
       case LINGER, NONE -> {}
     }
+  }
+
+  /**
+   * The linger time passed. While bytes are still queued for the client (a slow download of its
+   * last response), the linger does not run: the write stall judges it, as it judges every pair,
+   * and a client that took none of them for that long is reset (they cannot go). Once it has been
+   * handed everything, a client that did not close in turn is closed, not reset: a reset would drop
+   * what its socket's send buffer still holds for it. Nothing once the pair has ended.
+   */
+  private void lingerEnded() {
+    Connection client = pair.client().connection();
+    boolean queued = client != null && client.isOpen() && client.pendingWriteBytes() > 0;
+    if (queued) {
+      Duration stall = pair.owner().timeouts().writeStall();
+      long now = client.loop().nanoTime();
+      if (stall.isZero() || now - client.lastWriteNanos() < stall.toNanos()) {
+        arm(Deadline.LINGER, pair.owner().timeouts().requestHead());
+        return;
+      }
+    }
+    pair.close(pair.cause(), pair.causeDetail(), queued);
   }
 
   /** What header templates may name, computed once per connection. */

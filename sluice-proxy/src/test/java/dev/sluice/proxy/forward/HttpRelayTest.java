@@ -62,6 +62,16 @@ class HttpRelayTest {
         exchange -> {
           byte[] body = exchange.getRequestBody().readAllBytes();
           requestsSeen.incrementAndGet();
+          String path = exchange.getRequestURI().getPath();
+          if (path.startsWith("/big/")) { // a body of that many bytes
+            byte[] big = new byte[Integer.parseInt(path.substring("/big/".length()))];
+            java.util.Arrays.fill(big, (byte) 'b');
+            exchange.sendResponseHeaders(200, big.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+              out.write(big);
+            }
+            return;
+          }
           seen.add(
               name
                   + " "
@@ -358,6 +368,31 @@ class HttpRelayTest {
       assertThat(proxy.awaitClosed(1).getFirst().cause())
           .isEqualTo(CloseCause.REQUEST_HEAD_TIMEOUT);
       assertThat(proxy.runtime().budget().used()).isZero(); // the partial head is given back
+    }
+  }
+
+  /**
+   * The last response of a connection that closes after it, to a client slower than the linger
+   * time: the linger counts once the client has been handed every byte, and then ends with a close,
+   * not a reset (a reset drops what the socket's send buffer still holds). Before, the linger ran
+   * from the response's last byte read from the upstream and reset the client.
+   */
+  @Test
+  void aSlowClientGetsAllOfTheLastResponseBeforeTheConnectionEnds() throws Exception {
+    int size = 256 * 1024;
+    try (ProxyFixture proxy = proxy("timeouts: {requestHead: 300ms}");
+        Socket s = new Socket()) {
+      s.setReceiveBufferSize(4096); // before connecting: the window the proxy sees
+      s.connect(proxy.address("front"));
+      s.setSoTimeout((int) Await.PATIENCE.toMillis());
+      s.getOutputStream()
+          .write(bytes("GET /big/" + size + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+      Thread.sleep(1500); // five linger times without reading
+      InputStream in = s.getInputStream();
+      String head = readUntil(in, "\r\n\r\n");
+      assertThat(head).startsWith("HTTP/1.1 200 ").contains("Content-Length: " + size);
+      assertThat(in.readAllBytes()).as("the body, then the end").hasSize(size);
+      assertThat(proxy.awaitClosed(1).getFirst().cause()).isEqualTo(CloseCause.CLIENT_EOF);
     }
   }
 
