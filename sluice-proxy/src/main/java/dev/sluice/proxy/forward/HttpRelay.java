@@ -621,6 +621,9 @@ final class HttpRelay implements Relay, Runnable {
       pair.budget().release(early.length);
       pair.client().forward(ByteBuffer.wrap(early));
     }
+    if (pair.client().ended()) {
+      pair.upstream().shutdownOutput(); // the client ended before the 101: the tunnel's end too
+    }
     pair.client().resumeIfWanted();
   }
 

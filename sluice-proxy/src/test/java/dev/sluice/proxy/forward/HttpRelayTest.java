@@ -396,6 +396,54 @@ class HttpRelayTest {
     }
   }
 
+  /**
+   * A client that ends its side after an Upgrade request, before the 101: the tunnel the 101 opens
+   * has ended on the client's side, so the upstream reads its end (it did not, and waited for it
+   * until the half-close time).
+   */
+  @Test
+  void anUpgradeWhoseClientEndedBeforeThe101PassesTheEndOn() throws Exception {
+    try (java.net.ServerSocket tunnelEnd =
+        new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      Thread upstream =
+          Thread.ofPlatform()
+              .daemon()
+              .start(
+                  () -> {
+                    try (Socket u = tunnelEnd.accept()) {
+                      readUntil(u.getInputStream(), "\r\n\r\n");
+                      OutputStream out = u.getOutputStream();
+                      out.write(
+                          bytes(
+                              "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\n"
+                                  + "Upgrade: test\r\n\r\n"));
+                      u.getInputStream().readAllBytes(); // until the tunnel's end
+                      out.write(bytes("done"));
+                    } catch (IOException e) {
+                      throw new java.io.UncheckedIOException(e);
+                    }
+                  });
+      String yaml =
+          """
+          listeners:
+            - {name: front, address: 127.0.0.1:0, protocol: http, cluster: tunnel}
+          clusters:
+            - {name: tunnel, upstreams: [{address: "127.0.0.1:%d"}]}
+          """
+              .formatted(tunnelEnd.getLocalPort());
+      try (ProxyFixture proxy = ProxyFixture.start(yaml, dir);
+          Socket s = connect(proxy)) {
+        s.getOutputStream()
+            .write(
+                bytes("GET / HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: test\r\n\r\n"));
+        s.shutdownOutput();
+        String got = readAll(s.getInputStream());
+        assertThat(got).startsWith("HTTP/1.1 101 ").endsWith("\r\n\r\ndone");
+      }
+      upstream.join(Await.PATIENCE.toMillis());
+    }
+  }
+
   @Test
   void aRefusedUpstreamGets502() throws Exception {
     servers.getFirst().stop(0); // web's upstream is gone
