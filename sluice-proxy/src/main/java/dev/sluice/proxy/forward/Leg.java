@@ -162,6 +162,15 @@ public final class Leg implements ConnectionHandler, TlsHandshakeListener, Write
     if (detached) {
       return;
     }
+    if (error != null && dest == null) {
+      // Its peer's connection was let go of (an HTTP relay's upstream lost before its response:
+      // the request is sent again on a new one, or answered): the relay has dealt with the loss.
+      if (writesInFlight == 0 && pausedForPeer) {
+        pausedForPeer = false;
+        waitingSinceNanos = Long.MIN_VALUE;
+      }
+      return;
+    }
     if (error != null) {
       pair.undeliverable(this); // what it read is lost: its sender must not see a clean end
       return;

@@ -25,6 +25,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -153,6 +155,52 @@ class PooledUpstreamEdgesTest {
       assertThat(m.get(series("sluice_upstream_connect_duration_seconds_count", web)))
           .as("one connect time per connect, none for a connection taken from the pool")
           .isEqualTo(1.0);
+    }
+  }
+
+  /**
+   * A pooled connection its upstream reset while the proxy's loop was busy: the request's write
+   * meets the reset at once, and the request goes again on a new connection, whose response the
+   * client gets. Before, the failed write's completion came back to the client's side after the
+   * retry had begun, and reset the client.
+   */
+  @Test
+  void aRequestOnAPooledConnectionResetUnseenIsSentAgainAndAnswered() throws Exception {
+    try (ProxyFixture proxy = proxy()) {
+      UpstreamTarget target = proxy.upstream("web", upstream.address());
+      try (Socket client = client(proxy)) {
+        send(client, "GET /1 HTTP/1.1\r\nHost: x\r\n\r\n");
+        Socket a = upstream.next();
+        readRequest(a);
+        a.getOutputStream().write(bytes(OK));
+        InputStream in = client.getInputStream();
+        assertThat(readResponse(in)).endsWith("ok");
+        Await.until(() -> target.idle() == 1, () -> "idle " + target.idle());
+
+        CountDownLatch busy = new CountDownLatch(1);
+        CountDownLatch done = new CountDownLatch(1);
+        proxy
+            .runtime()
+            .group()
+            .loops()
+            .getFirst()
+            .execute(
+                () -> {
+                  busy.countDown();
+                  Await.until(() -> done.getCount() == 0, () -> "the test's go");
+                });
+        assertThat(busy.await(10, TimeUnit.SECONDS)).isTrue();
+        send(client, "GET /2 HTTP/1.1\r\nHost: x\r\n\r\n"); // first in the loop's next batch
+        a.setSoLinger(true, 0);
+        a.close(); // the pooled connection's reset, in the same batch
+        done.countDown();
+
+        Socket b = upstream.next();
+        assertThat(readRequest(b)).startsWith("GET /2");
+        b.getOutputStream().write(bytes(OK));
+        assertThat(readResponse(in)).endsWith("ok");
+        b.close();
+      }
     }
   }
 
