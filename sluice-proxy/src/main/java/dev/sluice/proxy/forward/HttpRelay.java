@@ -284,10 +284,10 @@ final class HttpRelay implements Relay, Runnable {
   /** Whether a head was read whole (and {@code data} moved past it). */
   private boolean readRequestHead(ByteBuffer data) {
     exchange = ExchangeRecord.reading(exchange, pair, data.remaining());
-    if (deadline == Deadline.KEEP_ALIVE) {
-      arm(
-          Deadline.REQUEST_HEAD,
-          pair.owner().timeouts().requestHead()); // the next request has begun
+    if (deadline != Deadline.REQUEST_HEAD) {
+      // The next request has begun (between requests the keep-alive time ran, or none did:
+      // keepAlive none), and its head is bounded like the first one's.
+      arm(Deadline.REQUEST_HEAD, pair.owner().timeouts().requestHead());
     }
     switch (requests.offer(data)) {
       case HeadResult.NeedMore<RequestHead> more -> {

@@ -481,7 +481,7 @@ public final class Pair {
     if (keep && pool.park(target, c, settings)) {
       return;
     }
-    letGo(c, target, CloseCause.CLIENT_EOF);
+    letGo(c, target, CloseCause.CLIENT_EOF, false);
   }
 
   /**
@@ -492,17 +492,24 @@ public final class Pair {
     Connection c = upstream.connection();
     Upstream target = serving;
     detachUpstream();
-    letGo(c, target, cause);
+    letGo(c, target, cause, false);
   }
 
-  /** {@code c}, let go of, is closed and no longer counts at {@code target} ({@code cause}). */
-  private static void letGo(Connection c, Upstream target, CloseCause cause) {
+  /**
+   * {@code c}, let go of, is closed ({@code reset}: with a reset) and no longer counts at {@code
+   * target} ({@code cause}).
+   */
+  private static void letGo(Connection c, Upstream target, CloseCause cause, boolean reset) {
     if (target != null) {
       target.released(cause, false);
     }
     if (c != null && c.isOpen()) {
       c.switchHandler(Discard.INSTANCE);
-      c.close();
+      if (reset) {
+        c.reset();
+      } else {
+        c.close();
+      }
     }
   }
 
@@ -604,7 +611,14 @@ public final class Pair {
     facts.cause(why, detail);
     state = PairState.CLOSING;
     client.shutdownOutput();
-    closeLeg(upstream, resetUpstream);
+    Connection c = upstream.connection();
+    if (c != null) {
+      // Let go of, so that its close (a reset, when the exchange was cut) is the pair's own doing,
+      // not news for the client: a reset upstream resets its client, whose answer is on its way.
+      Upstream target = serving;
+      detachUpstream();
+      letGo(c, target, why, resetUpstream);
+    }
     finishIfDone();
   }
 

@@ -444,6 +444,49 @@ class HttpRelayTest {
     }
   }
 
+  /**
+   * With no keep-alive time ({@code keepAlive: none}), the head of a kept-alive connection's next
+   * request is still bounded by {@code requestHead}: before, only a running keep-alive time armed
+   * it, and a partial second head was held (charged to the budget) for ever.
+   */
+  @Test
+  void aSecondHeadThatNeverEndsGets408WithoutAKeepAliveTime() throws Exception {
+    try (ProxyFixture proxy = proxy("timeouts: {requestHead: 300ms, keepAlive: none}");
+        Socket s = connect(proxy)) {
+      InputStream in = s.getInputStream();
+      s.getOutputStream().write(bytes("GET /a HTTP/1.1\r\nHost: x\r\n\r\n"));
+      assertThat(readUntil(in, "web got 0 B\n")).startsWith("HTTP/1.1 200 ");
+      s.getOutputStream().write(bytes("GET /b HTTP/1.1\r\nHost: x\r\n"));
+      assertThat(readAll(in)).startsWith("HTTP/1.1 408 Request Timeout");
+      assertThat(proxy.runtime().budget().used()).isZero();
+    }
+  }
+
+  /**
+   * A request cut midway (a bad chunk line) once its upstream is connected: the client gets its 400
+   * and may go on sending while it lingers (what it sends is read and dropped). Before, the reset
+   * of the upstream the proxy let go of reached the client at once, and its next writes failed
+   * ("Broken pipe") before it could read the answer.
+   */
+  @Test
+  void aClientStillSendingAfterA400MidBodyIsNotResetAndReadsIt() throws Exception {
+    try (ProxyFixture proxy = proxy("");
+        Socket s = connect(proxy)) {
+      var target = proxy.upstream("web", "127.0.0.1:" + web.getPort());
+      OutputStream out = s.getOutputStream();
+      out.write(
+          bytes("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n"));
+      Await.until(() -> target.active() == 1, () -> "the upstream connected");
+      out.write(bytes("ZZZ\r\n")); // not a chunk size: 400
+      for (int i = 0; i < 10; i++) {
+        Thread.sleep(20);
+        out.write(new byte[1024]); // a client that goes on sending its body
+      }
+      assertThat(readUntil(s.getInputStream(), "\r\n")).startsWith("HTTP/1.1 400 ");
+      assertThat(proxy.awaitClosed(1).getFirst().cause()).isEqualTo(CloseCause.BAD_REQUEST);
+    }
+  }
+
   @Test
   void aRefusedUpstreamGets502() throws Exception {
     servers.getFirst().stop(0); // web's upstream is gone
