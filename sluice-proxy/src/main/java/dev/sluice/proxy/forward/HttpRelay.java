@@ -657,7 +657,7 @@ final class HttpRelay implements Relay, Runnable {
   private void endAfterFlush(CloseCause cause, String detail) {
     requestPhase = RequestPhase.DONE; // what the client still sends is read and dropped
     releaseHeld();
-    arm(Deadline.LINGER, pair.owner().timeouts().requestHead());
+    arm(Deadline.LINGER, lingerTime());
     pair.endAfterClientFlush(cause, detail, cause != CloseCause.CLIENT_EOF);
     pair.client().resumeIfWanted(); // to see the client close in turn
   }
@@ -761,11 +761,20 @@ final class HttpRelay implements Relay, Runnable {
       Duration stall = pair.owner().timeouts().writeStall();
       long now = client.loop().nanoTime();
       if (stall.isZero() || now - client.lastWriteNanos() < stall.toNanos()) {
-        arm(Deadline.LINGER, pair.owner().timeouts().requestHead());
+        arm(Deadline.LINGER, lingerTime());
         return;
       }
     }
     pair.close(pair.cause(), pair.causeDetail(), queued);
+  }
+
+  /**
+   * How long a client that has everything gets to close in turn: {@code requestHead}'s time, or
+   * with {@code requestHead: none} the idle time (a pair that ends is timed by nothing else).
+   */
+  private Duration lingerTime() {
+    Duration requestHead = pair.owner().timeouts().requestHead();
+    return requestHead.isZero() ? pair.owner().timeouts().idle() : requestHead;
   }
 
   /** What header templates may name, computed once per connection. */

@@ -487,6 +487,20 @@ class HttpRelayTest {
     }
   }
 
+  /**
+   * With {@code requestHead: none}, a client that has its last response and stays open is closed
+   * after the idle time: nothing else timed a pair that ends (it waited for the client for ever).
+   */
+  @Test
+  void aClientThatStaysOpenAfterItsLastResponseIsClosedWithoutARequestHeadTime() throws Exception {
+    try (ProxyFixture proxy = proxy("timeouts: {requestHead: none, idle: 300ms}");
+        Socket s = connect(proxy)) {
+      s.getOutputStream().write(bytes("GET /a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+      assertThat(readAll(s.getInputStream())).startsWith("HTTP/1.1 200 ").endsWith("web got 0 B\n");
+      assertThat(proxy.awaitClosed(1).getFirst().cause()).isEqualTo(CloseCause.CLIENT_EOF);
+    }
+  }
+
   @Test
   void aRefusedUpstreamGets502() throws Exception {
     servers.getFirst().stop(0); // web's upstream is gone
