@@ -6,7 +6,9 @@ import java.util.Locale;
 
 /**
  * Which TLS implementation a server or client runs on: the JDK's {@code SSLEngine}, or OpenSSL's
- * libssl 3 reached through java.lang.foreign (no JNI, nothing compiled; needs native access).
+ * libssl 3 reached through java.lang.foreign (no JNI, nothing compiled; needs native access). The
+ * OpenSSL engine runs on BoringSSL instead where the process chooses it ({@code
+ * sluice.tls.library=boringssl} or {@code SLUICE_TLS_LIBRARY=boringssl}): same engine, same API.
  */
 public enum TlsEngineKind {
   /**

@@ -78,6 +78,10 @@ public final class ChildJvm {
       command.add(
           "-D" + dev.sluice.tls.TlsEngineKind.DEFAULT_PROPERTY + "=" + engine); // the matrix
     }
+    String library = System.getProperty("sluice.tls.library");
+    if (library != null) {
+      command.add("-Dsluice.tls.library=" + library); // the matrix's BoringSSL run
+    }
     command.addAll(jvmOptions);
     String transport = System.getProperty("sluice.transport");
     if (transport != null) {

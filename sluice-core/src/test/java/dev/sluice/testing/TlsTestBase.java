@@ -69,6 +69,13 @@ public abstract class TlsTestBase {
     return kind == TlsEngineKind.AUTO ? TlsEngineKind.autoChoice() : kind;
   }
 
+  /** Whether the OpenSSL engine under test runs on BoringSSL ({@code -Dsluice.tls.library}). */
+  public static boolean onBoringSsl() {
+    return engine() == TlsEngineKind.OPENSSL
+        && dev.sluice.tls.openssl.OpenSsl.library()
+            == dev.sluice.tls.openssl.OpenSsl.Library.BORINGSSL;
+  }
+
   /** The engine the tests' clients run on: auto is the JDK for a client. */
   protected static TlsEngineKind clientEngine() {
     TlsEngineKind kind = TlsEngineKind.defaultKind();

@@ -238,7 +238,8 @@ public final class ProxyArms {
 
   /**
    * What arm {@code impl} says about itself in the report (HAProxy: its version; Netty on OpenSSL:
-   * the library, which the proxy loads from the same netty-tcnative jar as this process).
+   * the library, which the proxy loads from the same netty-tcnative jar as this process; Sluice
+   * with TLS: the library its OpenSSL engine loads, chosen by the environment both inherit).
    */
   public static Map<String, String> notes(Impl impl) throws IOException, InterruptedException {
     return notes(impl, impl == Impl.NETTY_OPENSSL);
@@ -255,6 +256,15 @@ public final class ProxyArms {
     }
     if (tls && (impl == Impl.NETTY_OPENSSL || impl == Impl.NETTY_EPOLL)) {
       return Map.of(BenchTls.LIBRARY, OpenSsl.versionString());
+    }
+    if (tls && impl == Impl.SLUICE) {
+      // The library under Sluice's OpenSSL engine (SLUICE_TLS_LIBRARY, inherited by the proxy).
+      String version = dev.sluice.tls.TlsEngineKind.openSslVersion();
+      return Map.of(
+          BenchTls.LIBRARY,
+          version != null
+              ? version
+              : "none: " + dev.sluice.tls.TlsEngineKind.openSslUnavailableReason());
     }
     return Map.of();
   }

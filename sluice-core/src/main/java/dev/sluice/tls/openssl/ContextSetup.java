@@ -39,15 +39,17 @@ final class ContextSetup {
       if (ctx.equals(MemorySegment.NULL)) {
         throw new GeneralSecurityException(OpenSsl.describe("SSL_CTX_new failed"));
       }
-      long options = OpenSsl.SSL_OP_NO_COMPRESSION | OpenSsl.SSL_OP_NO_RENEGOTIATION;
+      // BoringSSL never compresses, and renegotiates only as a client asked to: no options.
+      long options =
+          OpenSsl.BORING ? 0 : OpenSsl.SSL_OP_NO_COMPRESSION | OpenSsl.SSL_OP_NO_RENEGOTIATION;
       if (server) {
         options |= OpenSsl.SSL_OP_CIPHER_SERVER_PREFERENCE;
       }
       long ignored = (long) OpenSsl.Lib.SSL_CTX_SET_OPTIONS.invokeExact(ctx, options);
-      ctrl(ctx, OpenSsl.SSL_CTRL_MODE, modeBits(), MemorySegment.NULL);
+      LibraryCalls.setMode(ctx, modeBits());
       if (server) {
         // DHE suites (profile old) take parameters that match the certificate's strength.
-        ctrl(ctx, OpenSsl.SSL_CTRL_SET_DH_AUTO, 1, MemorySegment.NULL);
+        LibraryCalls.setDhAuto(ctx);
       }
       return ctx;
     } catch (GeneralSecurityException e) {
@@ -75,14 +77,6 @@ final class ContextSetup {
     }
   }
 
-  static long ctrl(MemorySegment ctx, int command, long value, MemorySegment pointer) {
-    try {
-      return (long) OpenSsl.Lib.SSL_CTX_CTRL.invokeExact(ctx, command, value, pointer);
-    } catch (Throwable e) {
-      throw OpenSsl.rethrow(e);
-    }
-  }
-
   /** Protocol versions, suites and groups, refusing what OpenSSL does not have. */
   static void applyCiphers(MemorySegment ctx, List<String> protocols, CipherPolicy policy)
       throws GeneralSecurityException {
@@ -100,9 +94,14 @@ final class ContextSetup {
       min = Math.min(min, version);
       max = Math.max(max, version);
     }
-    if (ctrl(ctx, OpenSsl.SSL_CTRL_SET_MIN_PROTO_VERSION, min, MemorySegment.NULL) != 1
-        || ctrl(ctx, OpenSsl.SSL_CTRL_SET_MAX_PROTO_VERSION, max, MemorySegment.NULL) != 1) {
-      throw new GeneralSecurityException(OpenSsl.describe("cannot set the protocol versions"));
+    try {
+      if (!LibraryCalls.setProtocolVersions(ctx, min, max)) {
+        throw new GeneralSecurityException(OpenSsl.describe("cannot set the protocol versions"));
+      }
+    } catch (GeneralSecurityException e) {
+      throw e;
+    } catch (Throwable e) {
+      throw OpenSsl.rethrow(e);
     }
     boolean tls12 = min == OpenSsl.TLS1_2_VERSION;
     boolean tls13 = max == OpenSsl.TLS1_3_VERSION;
@@ -121,7 +120,7 @@ final class ContextSetup {
           String name = names.get(suite.startsWith("SSL_") ? "TLS_" + suite.substring(4) : suite);
           if (name == null) {
             throw new GeneralSecurityException(
-                "cipher suite " + suite + " is not supported by this OpenSSL");
+                "cipher suite " + suite + " is not supported by this " + OpenSsl.libraryName());
           }
           list.add(name);
         }
@@ -132,7 +131,19 @@ final class ContextSetup {
                     ctx, arena.allocateFrom(String.join(":", list))),
             "cannot set the TLS 1.2 cipher suites");
       }
-      if (tls13) {
+      if (tls13 && OpenSsl.BORING) {
+        // BoringSSL's TLS 1.3 suites are fixed: refuse a policy that asks for fewer or others.
+        List<String> fixed =
+            List.of(
+                "TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256");
+        if (!new java.util.HashSet<>(policy.tls13Suites()).equals(new java.util.HashSet<>(fixed))) {
+          throw new GeneralSecurityException(
+              "BoringSSL's TLS 1.3 cipher suites are fixed ("
+                  + String.join(", ", fixed)
+                  + "): it cannot offer only "
+                  + policy.tls13Suites());
+        }
+      } else if (tls13) {
         OpenSsl.check(
             (int)
                 OpenSsl.Lib.SSL_CTX_SET_CIPHERSUITES.invokeExact(
@@ -141,12 +152,7 @@ final class ContextSetup {
       }
       if (!policy.groups().isEmpty()) {
         List<String> groups = policy.groups().stream().map(ContextSetup::groupName).toList();
-        if (ctrl(
-                ctx,
-                OpenSsl.SSL_CTRL_SET_GROUPS_LIST,
-                0,
-                arena.allocateFrom(String.join(":", groups)))
-            != 1) {
+        if (!LibraryCalls.setGroups(ctx, arena.allocateFrom(String.join(":", groups)))) {
           throw new GeneralSecurityException(
               OpenSsl.describe("OpenSSL does not take the groups " + policy.groups()));
         }
@@ -179,7 +185,8 @@ final class ContextSetup {
       int listed =
           (int)
               OpenSsl.Lib.SSL_CTX_SET_CIPHER_LIST.invokeExact(
-                  ctx, arena.allocateFrom("ALL:COMPLEMENTOFALL:@SECLEVEL=0"));
+                  ctx,
+                  arena.allocateFrom(OpenSsl.BORING ? "ALL" : "ALL:COMPLEMENTOFALL:@SECLEVEL=0"));
       if (listed != 1) {
         throw new GeneralSecurityException(OpenSsl.describe("cannot list OpenSSL's suites"));
       }
@@ -221,7 +228,7 @@ final class ContextSetup {
         MemorySegment x = x509(arena, intermediate);
         try {
           // SSL_CTX_add1_chain_cert: takes its own reference.
-          if (ctrl(ctx, OpenSsl.SSL_CTRL_CHAIN_CERT, 1, x) != 1) {
+          if (!LibraryCalls.addChainCertificate(ctx, x)) {
             throw new GeneralSecurityException(
                 OpenSsl.describe("OpenSSL refuses a chain certificate of " + key));
           }

@@ -64,11 +64,8 @@ public final class OpenSslClientContext implements OpenSslEngine.Owner {
         ContextSetup.useKey(ctx, config.clientKey());
       }
       // New sessions come to the callback, which keeps them; none in OpenSSL's internal cache.
-      ContextSetup.ctrl(
-          ctx,
-          OpenSsl.SSL_CTRL_SET_SESS_CACHE_MODE,
-          OpenSsl.SSL_SESS_CACHE_CLIENT | OpenSsl.SSL_SESS_CACHE_NO_INTERNAL_STORE,
-          MemorySegment.NULL);
+      LibraryCalls.setSessionCacheMode(
+          ctx, OpenSsl.SSL_SESS_CACHE_CLIENT | OpenSsl.SSL_SESS_CACHE_NO_INTERNAL_STORE);
       OpenSsl.Lib.SSL_CTX_SESS_SET_NEW_CB.invokeExact(ctx, NEW_SESSION);
       ClientSessionCache sessions = new ClientSessionCache(sessionCacheSize);
       OpenSslClientContext client =
@@ -120,10 +117,7 @@ public final class OpenSslClientContext implements OpenSslEngine.Owner {
       MemorySegment ssl = engine.ssl();
       String sni = serverName != null ? serverName : host;
       if (sni != null && !isIpLiteral(sni)) {
-        if ((long)
-                OpenSsl.Lib.SSL_CTRL.invokeExact(
-                    ssl, OpenSsl.SSL_CTRL_SET_TLSEXT_HOSTNAME, 0L, arena.allocateFrom(sni))
-            != 1) {
+        if (!LibraryCalls.setHostName(ssl, arena.allocateFrom(sni))) {
           throw OpenSsl.failure("cannot send the server name " + sni, false);
         }
         engine.serverNameSent(sni);

@@ -41,6 +41,10 @@ import javax.net.ssl.SSLSession;
 public final class OpenSslEngine extends SSLEngine implements CallbackBio.Io {
   private static final int RECORD_HEADER = 5;
   private static final long X509_V_ERR_HOSTNAME_MISMATCH = 62;
+
+  /** BoringSSL's verify result when no certificate was verified (none was sent). */
+  private static final long X509_V_ERR_INVALID_CALL = 65;
+
   private static final int MAX_PLAINTEXT = 16 * 1024;
 
   /** The largest record body OpenSSL accepts (plaintext, padding, MAC, compression overhead). */
@@ -66,6 +70,7 @@ public final class OpenSslEngine extends SSLEngine implements CallbackBio.Io {
   private boolean nameChosen;
   private String sessionKey;
   private String refusal;
+  private int refusalAlert;
   private long resumedSessionMillis = -1;
 
   private boolean started;
@@ -525,10 +530,23 @@ public final class OpenSslEngine extends SSLEngine implements CallbackBio.Io {
     this.refusal = why;
   }
 
+  /**
+   * BoringSSL's certificate callback refused the handshake with {@code alert}, which only the
+   * servername callback after it can send (the former can only fail with handshake_failure).
+   */
+  void refuseWithAlert(int alert) {
+    this.refusalAlert = alert;
+  }
+
+  /** The alert {@link #refuseWithAlert} left for the servername callback, or 0. */
+  int refusalAlert() {
+    return refusalAlert;
+  }
+
   private String verifyError(MemorySegment ssl) {
     try {
       long result = (long) OpenSsl.Lib.SSL_GET_VERIFY_RESULT.invokeExact(ssl);
-      if (result == 0) {
+      if (result == 0 || (OpenSsl.BORING && result == X509_V_ERR_INVALID_CALL)) {
         return "";
       }
       String text =

@@ -159,21 +159,21 @@ public final class OpenSslServerContext implements OpenSslEngine.Owner {
                   ctx, arena.allocateFrom(JAVA_BYTE, sessionContext), sessionContext.length),
           "cannot set the session id context");
       // On every context: a TLS 1.3 hello after a HelloRetryRequest is seen by the chosen one.
-      OpenSsl.Lib.SSL_CTX_SET_CLIENT_HELLO_CB.invokeExact(
-          ctx, Callbacks.CLIENT_HELLO, MemorySegment.NULL);
-      long ignored =
-          (long)
-              OpenSsl.Lib.SSL_CTX_CALLBACK_CTRL.invokeExact(
-                  ctx, OpenSsl.SSL_CTRL_SET_TLSEXT_SERVERNAME_CB, Callbacks.SERVER_NAME);
+      // (BoringSSL does not call its certificate callback again: the first hello decides.)
+      if (OpenSsl.BORING) {
+        OpenSsl.Lib.SSL_CTX_SET_SELECT_CERTIFICATE_CB.invokeExact(
+            ctx, Callbacks.SELECT_CERTIFICATE);
+      } else {
+        OpenSsl.Lib.SSL_CTX_SET_CLIENT_HELLO_CB.invokeExact(
+            ctx, Callbacks.CLIENT_HELLO, MemorySegment.NULL);
+      }
+      LibraryCalls.setServerNameCallback(ctx, Callbacks.SERVER_NAME);
       if (!config.applicationProtocols().isEmpty()) {
         OpenSsl.Lib.SSL_CTX_SET_ALPN_SELECT_CB.invokeExact(ctx, Callbacks.ALPN, MemorySegment.NULL);
       }
       if (config.ocspStapling()) {
         // Called on the context the connection ends on, after the servername callback moved it.
-        ignored =
-            (long)
-                OpenSsl.Lib.SSL_CTX_CALLBACK_CTRL.invokeExact(
-                    ctx, OpenSsl.SSL_CTRL_SET_TLSEXT_STATUS_REQ_CB, Callbacks.STATUS);
+        LibraryCalls.setStatusCallback(ctx, Callbacks.STATUS);
       }
     } catch (GeneralSecurityException e) {
       throw e;
@@ -295,6 +295,7 @@ public final class OpenSslServerContext implements OpenSslEngine.Owner {
   /** The upcalls OpenSSL makes during a server handshake, on the thread running it. */
   static final class Callbacks {
     static final MemorySegment CLIENT_HELLO;
+    static final MemorySegment SELECT_CERTIFICATE;
     static final MemorySegment SERVER_NAME;
     static final MemorySegment ALPN;
     static final MemorySegment STATUS;
@@ -315,6 +316,14 @@ public final class OpenSslServerContext implements OpenSslEngine.Owner {
                     MethodType.methodType(
                         int.class, MemorySegment.class, MemorySegment.class, MemorySegment.class)),
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS),
+                Arena.global());
+        SELECT_CERTIFICATE =
+            linker.upcallStub(
+                lookup.findStatic(
+                    Callbacks.class,
+                    "onSelectCertificate",
+                    MethodType.methodType(int.class, MemorySegment.class)),
+                FunctionDescriptor.of(JAVA_INT, ADDRESS),
                 Arena.global());
         SERVER_NAME =
             linker.upcallStub(
@@ -375,8 +384,6 @@ public final class OpenSslServerContext implements OpenSslEngine.Owner {
         if (engine == null) {
           return OpenSsl.SSL_CLIENT_HELLO_ERROR;
         }
-        OpenSslServerContext server = (OpenSslServerContext) engine.owner();
-        String name;
         try (Arena arena = Arena.ofConfined()) {
           MemorySegment data = arena.allocate(ADDRESS);
           MemorySegment length = arena.allocate(JAVA_LONG);
@@ -384,61 +391,115 @@ public final class OpenSslServerContext implements OpenSslEngine.Owner {
               (int)
                   OpenSsl.Lib.SSL_CLIENT_HELLO_GET0_EXT.invokeExact(
                       ssl, OpenSsl.TLSEXT_TYPE_SERVER_NAME, data, length);
-          if (present != 1) {
-            name = null;
-          } else {
-            switch (ServerNameExtension.parse(
-                data.get(ADDRESS, 0).reinterpret(length.get(JAVA_LONG, 0)))) {
-              case ServerNameExtension.Name(String host) -> name = host;
-              case ServerNameExtension.Malformed(String why) -> {
-                engine.refuse("the client's server_name extension is malformed: " + why);
-                return alert(alert, OpenSsl.SSL_AD_DECODE_ERROR);
-              }
-            }
-          }
+          int refused =
+              choose(
+                  engine,
+                  ssl,
+                  present == 1 ? data.get(ADDRESS, 0).reinterpret(length.get(JAVA_LONG, 0)) : null);
+          return refused == 0 ? OpenSsl.SSL_CLIENT_HELLO_SUCCESS : alert(alert, refused);
         }
-        if (engine.serverNameWasChosen() && !sameName(name, engine.requestedServerName())) {
-          // RFC 8446, section 4.1.2: the second hello is the first with a new key share. Another
-          // name would route and fingerprint by one hello and hand out another's certificate.
-          engine.refuse(
-              "the ClientHello after a HelloRetryRequest asks for "
-                  + describe(name)
-                  + ", the first asked for "
-                  + describe(engine.requestedServerName()));
-          return alert(alert, SSL_AD_ILLEGAL_PARAMETER);
-        }
-        Certificate chosen = server.choose(name);
-        if (chosen == null) {
-          engine.refuse(
-              name == null
-                  ? "the client sent no server name and there is no default certificate"
-                  : "unrecognized_name: no certificate for the server name " + name);
-          return alert(
-              alert, name == null ? SSL_AD_HANDSHAKE_FAILURE : OpenSsl.SSL_AD_UNRECOGNIZED_NAME);
-        }
-        MemorySegment current = (MemorySegment) OpenSsl.Lib.SSL_GET_SSL_CTX.invokeExact(ssl);
-        if (!current.equals(chosen.ctx())) {
-          MemorySegment set =
-              (MemorySegment) OpenSsl.Lib.SSL_SET_SSL_CTX.invokeExact(ssl, chosen.ctx());
-          if (set.equals(MemorySegment.NULL)) {
-            return alert(alert, SSL_AD_INTERNAL_ERROR);
-          }
-        }
-        // After the move: SSL_set_SSL_CTX resets a context id that was the old context's.
-        byte[] id = server.sessionContext(name);
-        try (Arena arena = Arena.ofConfined()) {
-          if ((int)
-                  OpenSsl.Lib.SSL_SET_SESSION_ID_CONTEXT.invokeExact(
-                      ssl, arena.allocateFrom(JAVA_BYTE, id), id.length)
-              != 1) {
-            return alert(alert, SSL_AD_INTERNAL_ERROR);
-          }
-        }
-        engine.serverNameChosen(name, chosen.key().chain());
-        return OpenSsl.SSL_CLIENT_HELLO_SUCCESS;
       } catch (Throwable e) {
         return OpenSsl.SSL_CLIENT_HELLO_ERROR;
       }
+    }
+
+    /**
+     * enum ssl_select_cert_result_t (*)(const SSL_CLIENT_HELLO *), BoringSSL's ClientHello
+     * callback: the same choice as {@link #onClientHello}. It can fail only with a
+     * handshake_failure alert, so a refusal is left to {@link #onServerName}, which BoringSSL calls
+     * next and which can send the alert the JDK and OpenSSL engines send.
+     */
+    private static int onSelectCertificate(MemorySegment hello) {
+      try {
+        OpenSslEngine engine = engine();
+        if (engine == null) {
+          return SELECT_CERTIFICATE_ERROR;
+        }
+        // struct ssl_early_callback_ctx begins with the SSL *.
+        MemorySegment ssl = hello.reinterpret(ADDRESS.byteSize()).get(ADDRESS, 0);
+        try (Arena arena = Arena.ofConfined()) {
+          MemorySegment data = arena.allocate(ADDRESS);
+          MemorySegment length = arena.allocate(JAVA_LONG);
+          int present =
+              (int)
+                  OpenSsl.Lib.SSL_EARLY_CALLBACK_CTX_EXTENSION_GET.invokeExact(
+                      hello, (short) OpenSsl.TLSEXT_TYPE_SERVER_NAME, data, length);
+          int refused =
+              choose(
+                  engine,
+                  ssl,
+                  present == 1 ? data.get(ADDRESS, 0).reinterpret(length.get(JAVA_LONG, 0)) : null);
+          if (refused != 0) {
+            engine.refuseWithAlert(refused);
+          }
+          return SELECT_CERTIFICATE_SUCCESS;
+        }
+      } catch (Throwable e) {
+        return SELECT_CERTIFICATE_ERROR;
+      }
+    }
+
+    private static final int SELECT_CERTIFICATE_SUCCESS = 1;
+    private static final int SELECT_CERTIFICATE_ERROR = -1;
+
+    /**
+     * Reads the name the client asks for from its server_name extension ({@code extension}, null
+     * when absent), moves the connection to that name's certificate and session id context: 0 when
+     * chosen, else the alert that refuses the handshake.
+     */
+    private static int choose(OpenSslEngine engine, MemorySegment ssl, MemorySegment extension)
+        throws Throwable {
+      OpenSslServerContext server = (OpenSslServerContext) engine.owner();
+      String name;
+      if (extension == null) {
+        name = null;
+      } else {
+        switch (ServerNameExtension.parse(extension)) {
+          case ServerNameExtension.Name(String host) -> name = host;
+          case ServerNameExtension.Malformed(String why) -> {
+            engine.refuse("the client's server_name extension is malformed: " + why);
+            return OpenSsl.SSL_AD_DECODE_ERROR;
+          }
+        }
+      }
+      if (engine.serverNameWasChosen() && !sameName(name, engine.requestedServerName())) {
+        // RFC 8446, section 4.1.2: the second hello is the first with a new key share. Another
+        // name would route and fingerprint by one hello and hand out another's certificate.
+        engine.refuse(
+            "the ClientHello after a HelloRetryRequest asks for "
+                + describe(name)
+                + ", the first asked for "
+                + describe(engine.requestedServerName()));
+        return SSL_AD_ILLEGAL_PARAMETER;
+      }
+      Certificate chosen = server.choose(name);
+      if (chosen == null) {
+        engine.refuse(
+            name == null
+                ? "the client sent no server name and there is no default certificate"
+                : "unrecognized_name: no certificate for the server name " + name);
+        return name == null ? SSL_AD_HANDSHAKE_FAILURE : OpenSsl.SSL_AD_UNRECOGNIZED_NAME;
+      }
+      MemorySegment current = (MemorySegment) OpenSsl.Lib.SSL_GET_SSL_CTX.invokeExact(ssl);
+      if (!current.equals(chosen.ctx())) {
+        MemorySegment set =
+            (MemorySegment) OpenSsl.Lib.SSL_SET_SSL_CTX.invokeExact(ssl, chosen.ctx());
+        if (set.equals(MemorySegment.NULL)) {
+          return SSL_AD_INTERNAL_ERROR;
+        }
+      }
+      // After the move: SSL_set_SSL_CTX resets a context id that was the old context's.
+      byte[] id = server.sessionContext(name);
+      try (Arena arena = Arena.ofConfined()) {
+        if ((int)
+                OpenSsl.Lib.SSL_SET_SESSION_ID_CONTEXT.invokeExact(
+                    ssl, arena.allocateFrom(JAVA_BYTE, id), id.length)
+            != 1) {
+          return SSL_AD_INTERNAL_ERROR;
+        }
+      }
+      engine.serverNameChosen(name, chosen.key().chain());
+      return 0;
     }
 
     private static boolean sameName(String a, String b) {
@@ -459,13 +520,21 @@ public final class OpenSslServerContext implements OpenSslEngine.Owner {
      * chose a certificate for, so that OpenSSL keeps it in a new session.
      */
     private static int onServerName(MemorySegment ssl, MemorySegment alert, MemorySegment arg) {
-      return engine() == null ? OpenSsl.SSL_TLSEXT_ERR_ALERT_FATAL : OpenSsl.SSL_TLSEXT_ERR_OK;
+      OpenSslEngine engine = engine();
+      if (engine == null) {
+        return OpenSsl.SSL_TLSEXT_ERR_ALERT_FATAL;
+      }
+      if (engine.refusalAlert() != 0) { // BoringSSL: onSelectCertificate refused
+        alert.reinterpret(JAVA_INT.byteSize()).set(JAVA_INT, 0, engine.refusalAlert());
+        return OpenSsl.SSL_TLSEXT_ERR_ALERT_FATAL;
+      }
+      return OpenSsl.SSL_TLSEXT_ERR_OK;
     }
 
     /**
      * int (*)(SSL *s, void *arg): staples the OCSP response held for the certificate of the
-     * connection's context (the one SNI chose), in a copy OpenSSL owns and frees; none held sends
-     * no staple (NOACK) and the handshake goes on.
+     * connection's context (the one SNI chose), in a copy the library owns and frees; none held
+     * sends no staple (NOACK) and the handshake goes on.
      */
     private static int onStatusRequest(MemorySegment ssl, MemorySegment arg) {
       try {
@@ -481,23 +550,7 @@ public final class OpenSslServerContext implements OpenSslEngine.Owner {
         if (response == null || response.length == 0) {
           return OpenSsl.SSL_TLSEXT_ERR_NOACK;
         }
-        MemorySegment copy =
-            (MemorySegment)
-                OpenSsl.Lib.CRYPTO_MALLOC.invokeExact((long) response.length, ALLOCATED_IN, 0);
-        if (copy.equals(MemorySegment.NULL)) {
-          return OpenSsl.SSL_TLSEXT_ERR_NOACK;
-        }
-        MemorySegment.copy(
-            response, 0, copy.reinterpret(response.length), JAVA_BYTE, 0, response.length);
-        long set =
-            (long)
-                OpenSsl.Lib.SSL_CTRL.invokeExact(
-                    ssl,
-                    OpenSsl.SSL_CTRL_SET_TLSEXT_STATUS_REQ_OCSP_RESP,
-                    (long) response.length,
-                    copy);
-        if (set != 1) {
-          OpenSsl.Lib.CRYPTO_FREE.invokeExact(copy, ALLOCATED_IN, 0);
+        if (!LibraryCalls.staple(ssl, response, ALLOCATED_IN)) {
           return OpenSsl.SSL_TLSEXT_ERR_NOACK;
         }
         return OpenSsl.SSL_TLSEXT_ERR_OK;

@@ -47,6 +47,10 @@ final class OpenSslSessionContext implements SSLSessionContext {
           (long)
               OpenSsl.Lib.SSL_CTX_SET_TIMEOUT.invokeExact(
                   ctx, seconds == 0 ? NO_LIMIT_SECONDS : (long) seconds);
+      if (OpenSsl.BORING) { // its TLS 1.3 sessions (and tickets' lifetime hints) have their own
+        OpenSsl.Lib.SSL_CTX_SET_SESSION_PSK_DHE_TIMEOUT.invokeExact(
+            ctx, (int) (seconds == 0 ? NO_LIMIT_SECONDS : seconds));
+      }
     } catch (Throwable e) {
       throw OpenSsl.rethrow(e);
     }
@@ -67,12 +71,19 @@ final class OpenSslSessionContext implements SSLSessionContext {
     if (size < 0) {
       throw new IllegalArgumentException("negative session cache size " + size);
     }
-    ContextSetup.ctrl(ctx, OpenSsl.SSL_CTRL_SET_SESS_CACHE_SIZE, size, MemorySegment.NULL);
+    try {
+      LibraryCalls.setSessionCacheSize(ctx, size);
+    } catch (Throwable e) {
+      throw OpenSsl.rethrow(e);
+    }
   }
 
   @Override
   public int getSessionCacheSize() {
-    return (int)
-        ContextSetup.ctrl(ctx, OpenSsl.SSL_CTRL_GET_SESS_CACHE_SIZE, 0, MemorySegment.NULL);
+    try {
+      return (int) LibraryCalls.sessionCacheSize(ctx);
+    } catch (Throwable e) {
+      throw OpenSsl.rethrow(e);
+    }
   }
 }

@@ -37,8 +37,11 @@ public final class TicketKeys {
   private static final long PARAM_SIZE = 40; // struct ossl_param_st
   private static final long UNMODIFIED = -1;
 
-  /** One key: its name and, in native memory, its AES key and the HMAC parameters. */
-  private record Key(byte[] name, MemorySegment aes, MemorySegment macParams) {}
+  /**
+   * One key: its name and, in native memory, its AES key, its HMAC key, and the HMAC parameters
+   * OpenSSL 3 takes (BoringSSL takes the key itself).
+   */
+  private record Key(byte[] name, MemorySegment aes, MemorySegment hmac, MemorySegment macParams) {}
 
   private final List<Key> decrypting;
   private final Key encrypting;
@@ -130,7 +133,7 @@ public final class TicketKeys {
     param(params, 1, arena.allocateFrom("digest"), OSSL_PARAM_UTF8_STRING, digest, 6);
     param(params, 2, MemorySegment.NULL, 0, MemorySegment.NULL, 0); // the end
     java.util.Arrays.fill(key, (byte) 0);
-    return new Key(name, aes, params);
+    return new Key(name, aes, hmac, params);
   }
 
   private static void param(
@@ -152,7 +155,7 @@ public final class TicketKeys {
   void install(MemorySegment ctx) throws GeneralSecurityException {
     try {
       OpenSsl.check(
-          (int) OpenSsl.Lib.SSL_CTX_SET_TLSEXT_TICKET_KEY_EVP_CB.invokeExact(ctx, Callback.STUB),
+          (int) OpenSsl.Lib.SSL_CTX_SET_TLSEXT_TICKET_KEY_CB.invokeExact(ctx, Callback.STUB),
           "cannot install the ticket key callback");
     } catch (GeneralSecurityException e) {
       throw e;
@@ -163,9 +166,9 @@ public final class TicketKeys {
 
   /**
    * int (*)(SSL *s, unsigned char key_name[16], unsigned char iv[16], EVP_CIPHER_CTX *ctx,
-   * EVP_MAC_CTX *hctx, int enc): 1 with the ticket's keys set, 2 when a ticket decrypts but is not
-   * under the encrypting key (OpenSSL then issues a fresh one), 0 for a ticket of no known key (a
-   * full handshake), -1 on failure.
+   * EVP_MAC_CTX *hctx, int enc) (BoringSSL: HMAC_CTX *hctx): 1 with the ticket's keys set, 2 when a
+   * ticket decrypts but is not under the encrypting key (OpenSSL then issues a fresh one), 0 for a
+   * ticket of no known key (a full handshake), -1 on failure.
    */
   int onTicket(
       MemorySegment keyName,
@@ -191,13 +194,11 @@ public final class TicketKeys {
           != 1) {
         return -1;
       }
-      return (int) OpenSsl.Lib.EVP_MAC_CTX_SET_PARAMS.invokeExact(mac, encrypting.macParams()) == 1
-          ? 1
-          : -1;
+      return keyMac(mac, encrypting) ? 1 : -1;
     }
     for (Key key : decrypting) {
       if (MemorySegment.mismatch(name, 0, NAME, MemorySegment.ofArray(key.name()), 0, NAME) == -1) {
-        if ((int) OpenSsl.Lib.EVP_MAC_CTX_SET_PARAMS.invokeExact(mac, key.macParams()) != 1
+        if (!keyMac(mac, key)
             || (int)
                     OpenSsl.Lib.EVP_DECRYPT_INIT_EX.invokeExact(
                         cipher, aesCipher, MemorySegment.NULL, key.aes(), ivBytes)
@@ -208,6 +209,18 @@ public final class TicketKeys {
       }
     }
     return 0;
+  }
+
+  /** Keys the ticket's HMAC-SHA256 with {@code key}'s HMAC key. */
+  private static boolean keyMac(MemorySegment mac, Key key) throws Throwable {
+    if (OpenSsl.BORING) {
+      MemorySegment sha256 = (MemorySegment) OpenSsl.Lib.EVP_SHA256.invokeExact();
+      return (int)
+              OpenSsl.Lib.HMAC_INIT_EX.invokeExact(
+                  mac, key.hmac(), key.hmac().byteSize(), sha256, MemorySegment.NULL)
+          == 1;
+    }
+    return (int) OpenSsl.Lib.EVP_MAC_CTX_SET_PARAMS.invokeExact(mac, key.macParams()) == 1;
   }
 
   /** The upcall, dispatched to the keys of the server whose handshake runs on this thread. */

@@ -277,14 +277,16 @@ public final class ProxyMetrics implements PairObserver {
         .register(registry);
     GaugeWithCallback.builder()
         .name("sluice_listener_tls_engine_info")
-        .help("1, labelled with the TLS engine a terminating listener runs: openssl or jdk")
-        .labelNames("listener", "engine")
+        .help(
+            "1, labelled with the TLS engine a terminating listener runs (openssl or jdk) and"
+                + " the library under it (OpenSSL's or BoringSSL's version text, or the JDK's)")
+        .labelNames("listener", "engine", "library")
         .callback(
             cb -> {
               for (ListenerRuntime l : listeners()) {
                 String engine = l.tlsEngine();
                 if (engine != null) {
-                  cb.call(1, l.name(), engine);
+                  cb.call(1, l.name(), engine, l.tlsLibrary());
                 }
               }
             })

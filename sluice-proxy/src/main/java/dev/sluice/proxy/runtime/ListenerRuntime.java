@@ -113,6 +113,20 @@ public final class ListenerRuntime implements Pair.Owner {
     return tls == null ? null : tls.engine().label();
   }
 
+  /**
+   * The library under its TLS engine: OpenSSL's or BoringSSL's version text for the OpenSSL engine,
+   * {@code SunJSSE} (the JDK's provider) for the JDK's; null without TLS termination.
+   */
+  public String tlsLibrary() {
+    TlsServer tls = settings.tls();
+    if (tls == null) {
+      return null;
+    }
+    return tls.engine() == dev.sluice.tls.TlsEngineKind.OPENSSL
+        ? dev.sluice.tls.TlsEngineKind.openSslVersion()
+        : "SunJSSE";
+  }
+
   /** Where it is bound (the real port when 0 was asked for), or null before binding. */
   public SocketAddress boundAddress() {
     if (listener == null) {

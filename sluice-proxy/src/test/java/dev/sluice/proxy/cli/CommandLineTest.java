@@ -76,7 +76,11 @@ class CommandLineTest {
         .contains(
             "tls engine: "
                 + (dev.sluice.tls.TlsEngineKind.openSslUnavailableReason() == null
-                    ? "openssl (auto; OpenSSL 3"
+                    ? "openssl (auto; "
+                        + (dev.sluice.tls.openssl.OpenSsl.library()
+                                == dev.sluice.tls.openssl.OpenSsl.Library.BORINGSSL
+                            ? "BoringSSL"
+                            : "OpenSSL 3")
                     : "jdk (auto; OpenSSL: "));
   }
 

@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -159,6 +160,7 @@ class OcspStaplingTest {
   }
 
   @Test
+  @Tag("slow") // half a minute or more: not in the BoringSSL run of the matrix
   void aRefreshedResponseIsStapledInsteadOfTheOldOne(@TempDir Path own) throws Exception {
     // Valid a minute, so Sluice asks again within half a minute; the answer then says revoked.
     try (OcspResponder shortLived = OcspResponder.start(own, 1);

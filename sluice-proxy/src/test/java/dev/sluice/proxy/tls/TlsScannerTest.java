@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.w3c.dom.Document;
@@ -128,6 +129,7 @@ class TlsScannerTest {
 
   /** The mutation check: the same scan flags a listener that offers CBC suites again. */
   @Test
+  @Tag("slow") // half a minute or more: not in the BoringSSL run of the matrix
   void sslscanFlagsCbcSuitesWhenTheyAreConfigured() throws Exception {
     TestPki pki = TestPki.get();
     String cbc =
@@ -144,6 +146,7 @@ class TlsScannerTest {
   }
 
   @Test
+  @Tag("slow") // half a minute or more: not in the BoringSSL run of the matrix
   void testsslFindsNothingNotOkAndRenegotiationIsRefusedAndCounted() throws Exception {
     TestPki pki = TestPki.get();
     try (KillableEcho echo = KillableEcho.on("127.0.0.1");
