@@ -106,6 +106,7 @@ class TlsSniResumptionTest extends TlsTestBase {
       Files.deleteIfExists(session);
     }
     int before = accepted.size();
+    long started = System.currentTimeMillis();
     List<String> command =
         new ArrayList<>(
             List.of(
@@ -130,8 +131,18 @@ class TlsSniResumptionTest extends TlsTestBase {
     TlsConnection connection = await(accepted.getLast().tlsActive());
     Matcher subject = Pattern.compile("(?m)^subject=(.*)$").matcher(output);
     X509Certificate presented = (X509Certificate) connection.session().getLocalCertificates()[0];
+    boolean reused = summary.group(1).equals("Reused");
+    assertThat(Resumption.resumed(connection.session(), started))
+        .as("what the server says of the resumption s_client reports")
+        .isEqualTo(reused);
+    if (engine() == TlsEngineKind.OPENSSL) {
+      // The engine's flag, whatever the clock says: BoringSSL restamps a resumed TLS 1.3 session
+      // with the second it resumed in, which a time comparison would take for a new one.
+      assertThat(Resumption.resumed(connection.session(), 0)).isEqualTo(reused);
+      assertThat(Resumption.resumed(connection.session(), Long.MAX_VALUE)).isEqualTo(reused);
+    }
     return new Outcome(
-        summary.group(1).equals("Reused"),
+        reused,
         subject.find() ? subject.group(1).trim() : null,
         requestedServerName(connection),
         presented.getSubjectX500Principal().getName());

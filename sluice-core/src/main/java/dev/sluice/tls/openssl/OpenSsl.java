@@ -114,11 +114,15 @@ public final class OpenSsl {
     }
 
     private static String androidDirectory() {
+      // Debian's multiarch names for the JVM's os.arch.
       String arch =
           switch (System.getProperty("os.arch", "")) {
             case "amd64", "x86_64" -> "x86_64-linux-gnu";
             case "aarch64" -> "aarch64-linux-gnu";
-            default -> System.getProperty("os.arch", "") + "-linux-gnu";
+            case "x86", "i386", "i486", "i586", "i686" -> "i386-linux-gnu";
+            case "arm" -> "arm-linux-gnueabihf";
+            case "ppc64le" -> "powerpc64le-linux-gnu";
+            default -> System.getProperty("os.arch", "") + "-linux-gnu"; // s390x, riscv64
           };
       return "/usr/lib/" + arch + "/android/";
     }
@@ -229,6 +233,14 @@ public final class OpenSsl {
   }
 
   /**
+   * Whether {@code session}, one of this engine's, was resumed rather than made by its handshake;
+   * null for a session of another engine.
+   */
+  public static Boolean resumed(javax.net.ssl.SSLSession session) {
+    return session instanceof OpenSslSession own ? own.resumed() : null;
+  }
+
+  /**
    * The library's version text, e.g. "OpenSSL 3.0.15 3 Sep 2024" or "BoringSSL"; null when
    * unavailable.
    */
@@ -244,6 +256,21 @@ public final class OpenSsl {
             .or(SymbolLookup.libraryLookup(LIBCRYPTO, Arena.global()));
 
     private Lib() {}
+
+    /** Integer.toUnsignedLong, for a uint32_t result read into a long. */
+    private static final MethodHandle UNSIGNED = unsigned();
+
+    private static MethodHandle unsigned() {
+      try {
+        return MethodHandles.publicLookup()
+            .findStatic(
+                Integer.class,
+                "toUnsignedLong",
+                java.lang.invoke.MethodType.methodType(long.class, int.class));
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
 
     private static MethodHandle h(String name, FunctionDescriptor descriptor) {
       return LINKER.downcallHandle(SYMBOLS.findOrThrow(name), descriptor);
@@ -408,11 +435,10 @@ public final class OpenSsl {
             f(JAVA_LONG, ADDRESS, JAVA_LONG),
             f(JAVA_INT, ADDRESS, JAVA_INT));
     static final MethodHandle SSL_CTX_GET_TIMEOUT =
-        either(
-            "SSL_CTX_get_timeout",
-            "SSL_CTX_get_timeout",
-            f(JAVA_LONG, ADDRESS),
-            f(JAVA_INT, ADDRESS));
+        BORING // a uint32_t there, and "no limit" (100 years) is above Integer.MAX_VALUE
+            ? MethodHandles.filterReturnValue(
+                h("SSL_CTX_get_timeout", f(JAVA_INT, ADDRESS)), UNSIGNED)
+            : h("SSL_CTX_get_timeout", f(JAVA_LONG, ADDRESS));
 
     // BoringSSL's functions for what OpenSSL 3 does through SSL_CTX_ctrl and SSL_ctrl
     static final MethodHandle SSL_CTX_SET_MODE =

@@ -718,6 +718,7 @@ public final class OpenSslEngine extends SSLEngine implements CallbackBio.Io {
           localChain,
           names,
           created,
+          resumedSessionMillis >= 0,
           getPeerHost(),
           getPeerPort());
     } catch (SSLException | RuntimeException e) {

@@ -31,6 +31,7 @@ final class OpenSslSession extends ExtendedSSLSession {
         List.of(),
         List.of(),
         System.currentTimeMillis(),
+        false,
         peerHost,
         peerPort);
   }
@@ -42,6 +43,7 @@ final class OpenSslSession extends ExtendedSSLSession {
   private final List<X509Certificate> localCertificates;
   private final List<SNIServerName> requestedServerNames;
   private final long creationTime;
+  private final boolean resumed;
   private final String peerHost;
   private final int peerPort;
   private final Map<String, Object> values = new ConcurrentHashMap<>();
@@ -55,6 +57,7 @@ final class OpenSslSession extends ExtendedSSLSession {
       List<X509Certificate> localCertificates,
       List<SNIServerName> requestedServerNames,
       long creationTime,
+      boolean resumed,
       String peerHost,
       int peerPort) {
     this.id = id.clone();
@@ -64,6 +67,7 @@ final class OpenSslSession extends ExtendedSSLSession {
     this.localCertificates = List.copyOf(localCertificates);
     this.requestedServerNames = List.copyOf(requestedServerNames);
     this.creationTime = creationTime;
+    this.resumed = resumed;
     this.peerHost = peerHost;
     this.peerPort = peerPort;
   }
@@ -78,9 +82,16 @@ final class OpenSslSession extends ExtendedSSLSession {
     return null;
   }
 
+  /** Whether the handshake resumed this session (SSL_session_reused), not made it. */
+  boolean resumed() {
+    return resumed;
+  }
+
   /**
    * When the full handshake that made this session ran: for a resumed session an earlier time than
-   * the connection's, as on the JDK engine (OpenSSL keeps it in seconds).
+   * the connection's, as on the JDK engine (OpenSSL keeps it in seconds). BoringSSL restamps a
+   * resumed TLS 1.3 session with the time it resumed (to the second), so there it is no older than
+   * the connection's second: ask {@link #resumed} (dev.sluice.tls.Resumption) instead.
    */
   @Override
   public long getCreationTime() {

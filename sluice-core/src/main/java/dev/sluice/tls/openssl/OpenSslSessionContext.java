@@ -14,6 +14,8 @@ final class OpenSslSessionContext implements SSLSessionContext {
   /** What a timeout of 0 (the JDK's "no limit") becomes: OpenSSL has no unlimited timeout. */
   private static final long NO_LIMIT_SECONDS = 100L * 365 * 24 * 3600;
 
+  private static final int TICKET_LIFETIME_LIMIT = 7 * 24 * 3600;
+
   private final MemorySegment ctx;
   private final Object owner; // keeps the context from being freed while this is in use
 
@@ -47,9 +49,11 @@ final class OpenSslSessionContext implements SSLSessionContext {
           (long)
               OpenSsl.Lib.SSL_CTX_SET_TIMEOUT.invokeExact(
                   ctx, seconds == 0 ? NO_LIMIT_SECONDS : (long) seconds);
-      if (OpenSsl.BORING) { // its TLS 1.3 sessions (and tickets' lifetime hints) have their own
+      if (OpenSsl.BORING) {
+        // Its TLS 1.3 sessions have a timeout of their own, sent uncapped as the ticket's
+        // lifetime, which RFC 8446 (4.6.1) bounds at 7 days: clients drop a ticket announcing more.
         OpenSsl.Lib.SSL_CTX_SET_SESSION_PSK_DHE_TIMEOUT.invokeExact(
-            ctx, (int) (seconds == 0 ? NO_LIMIT_SECONDS : seconds));
+            ctx, seconds == 0 ? TICKET_LIFETIME_LIMIT : Math.min(seconds, TICKET_LIFETIME_LIMIT));
       }
     } catch (Throwable e) {
       throw OpenSsl.rethrow(e);

@@ -318,15 +318,9 @@ public final class Pair {
     relay.start(this);
   }
 
-  /**
-   * Whether a handshake that began after {@code acceptedMillis} resumed {@code session}: the JDK
-   * has no flag for it, but a session keeps the creation time of the full handshake that made it (a
-   * TLS 1.2 session from the cache, and one restored from a TLS 1.2 or 1.3 ticket, alike), so a
-   * session older than the connection is a resumed one. Millisecond clock: a full handshake always
-   * makes its session after the accept, never before.
-   */
+  /** Whether a handshake that began after {@code acceptedMillis} resumed {@code session}. */
   static boolean resumedSession(javax.net.ssl.SSLSession session, long acceptedMillis) {
-    return session.getCreationTime() < acceptedMillis;
+    return dev.sluice.tls.Resumption.resumed(session, acceptedMillis);
   }
 
   /**

@@ -131,6 +131,23 @@ public final class ProxyIdleWorkload extends ProxyWorkload {
     return Math.max(connections(params), params.intCount(PARALLEL));
   }
 
+  /** What TLS adds to a Sluice pair, by engine (and, on OpenSSL's, the library it loads). */
+  private static String tlsModel(String engine) {
+    if ("jdk".equals(engine)) {
+      return ", plus ~4.6 KB of JDK SSLEngine state (tlsidle)";
+    }
+    boolean boring =
+        dev.sluice.tls.openssl.OpenSsl.library()
+            == dev.sluice.tls.openssl.OpenSsl.Library.BORINGSSL;
+    String openssl =
+        boring
+            ? ", plus BoringSSL's ~3.4 KB per connection (tls-library-costs.c)"
+            : ", plus OpenSSL 3.0's ~14 KB per connection (openssl-connection-memory.c)";
+    return "openssl".equals(engine)
+        ? openssl
+        : openssl + " where auto takes OpenSSL's engine, else ~4.6 KB of JDK SSLEngine state";
+  }
+
   @Override
   String model(Impl impl, Params params) {
     boolean tls = tls(params);
@@ -143,7 +160,7 @@ public final class ProxyIdleWorkload extends ProxyWorkload {
                   ? "~1.1 KB with compact object headers"
                   : "~1.3 KB")
               + ", DESIGN)"
-              + (tls ? ", plus ~4.6 KB of JDK SSLEngine state (tlsidle)" : "");
+              + (tls ? tlsModel(tlsEngine(params)) : "");
       case NETTY ->
           "predicted: no ByteBuf per parked pair (each read is released once written); heap ~ two"
               + " NioSocketChannels with pipelines (~1.7 KiB each as a server connection in"
