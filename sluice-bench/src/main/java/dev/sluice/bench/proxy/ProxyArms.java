@@ -251,13 +251,22 @@ public final class ProxyArms {
    */
   public static Map<String, String> notes(Impl impl, boolean tls)
       throws IOException, InterruptedException {
+    return notes(impl, tls, "jdk");
+  }
+
+  /**
+   * As {@link #notes(Impl, boolean)}, where the Sluice arm terminates TLS on {@code sluiceEngine}
+   * ({@code openssl}, {@code jdk}, or null for auto): on the OpenSSL engine it names the library.
+   */
+  public static Map<String, String> notes(Impl impl, boolean tls, String sluiceEngine)
+      throws IOException, InterruptedException {
     if (impl == Impl.HAPROXY) {
       return Map.of("version", HaproxyArm.version(HaproxyArm.executable()));
     }
     if (tls && (impl == Impl.NETTY_OPENSSL || impl == Impl.NETTY_EPOLL)) {
       return Map.of(BenchTls.LIBRARY, OpenSsl.versionString());
     }
-    if (tls && impl == Impl.SLUICE) {
+    if (tls && impl == Impl.SLUICE && !"jdk".equals(sluiceEngine)) {
       // The library under Sluice's OpenSSL engine (SLUICE_TLS_LIBRARY, inherited by the proxy).
       String version = dev.sluice.tls.TlsEngineKind.openSslVersion();
       return Map.of(

@@ -75,6 +75,14 @@ class ProxyWorkloadSmokeTest {
           if (id.equals("netty-openssl") || (tls && id.equals("netty-epoll"))) {
             // netty-epoll terminates TLS on OpenSSL too: native transport, native TLS.
             assertThat((String) fields.get("tlsLibrary")).startsWith("BoringSSL");
+          } else if (id.equals("sluice") && tls && !command.contains("--engine jdk")) {
+            // The library under Sluice's OpenSSL engine, the one this JVM would load too.
+            assertThat((String) fields.get("tlsLibrary"))
+                .startsWith(
+                    dev.sluice.tls.openssl.OpenSsl.library()
+                            == dev.sluice.tls.openssl.OpenSsl.Library.BORINGSSL
+                        ? "BoringSSL"
+                        : "OpenSSL 3");
           } else {
             assertThat(fields).doesNotContainKey("tlsLibrary");
           }

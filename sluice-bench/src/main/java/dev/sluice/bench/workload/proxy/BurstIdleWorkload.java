@@ -192,7 +192,8 @@ public final class BurstIdleWorkload extends ProxyWorkload {
         values.put("rssPerCycle." + c, (double) rss[c]);
       }
       values.put("warmupRounds", (double) rounds);
-      Map<String, String> notes = new LinkedHashMap<>(ProxyArms.notes(impl, tls(params)));
+      Map<String, String> notes =
+          new LinkedHashMap<>(ProxyArms.notes(impl, tls(params), tlsEngine(params)));
       notes.put("model", model(impl, params));
       return RunResult.of(values, Steps.integrityOk(done), Steps.integrityDetail(done))
           .withNotes(notes);

@@ -120,7 +120,8 @@ public final class ConnRateWorkload extends ProxyWorkload {
       values.put("cpuUsPerConnection", cpu.toNanos() / 1e3 / count);
       values.put("wallMs", seconds * 1e3);
       warmed.report(values, measured);
-      Map<String, String> notes = new LinkedHashMap<>(ProxyArms.notes(impl, tls(params)));
+      Map<String, String> notes =
+          new LinkedHashMap<>(ProxyArms.notes(impl, tls(params), tlsEngine(params)));
       notes.put("model", model(impl, params));
       return RunResult.of(values, Steps.integrityOk(done), Steps.integrityDetail(done))
           .withNotes(notes);

@@ -206,7 +206,8 @@ public final class HandshakeWorkload extends ProxyWorkload {
       Message ready = warmed.lastReady();
       Map<String, Double> values = new LinkedHashMap<>();
       List<String> failures = new ArrayList<>();
-      Map<String, String> notes = new LinkedHashMap<>(ProxyArms.notes(impl, tls(params)));
+      Map<String, String> notes =
+          new LinkedHashMap<>(ProxyArms.notes(impl, tls(params), tlsEngine(params)));
       for (HandshakeKind kind : kinds) {
         CompilerWarmUp.Reading before = CompilerWarmUp.Reading.of(run.proxy);
         Duration clientBefore = run.client.cpuTime();

@@ -194,7 +194,8 @@ public final class ProxyBulkWorkload extends ProxyWorkload {
         values.put("peakRssGrowthBytes", (double) (peak - before.vmRssBytes()));
         values.put("wallMs", seconds * 1e3);
       }
-      Map<String, String> notes = new LinkedHashMap<>(ProxyArms.notes(impl, tls(params)));
+      Map<String, String> notes =
+          new LinkedHashMap<>(ProxyArms.notes(impl, tls(params), tlsEngine(params)));
       notes.put("model", model(impl, params));
       return RunResult.of(values, Steps.integrityOk(tally), Steps.integrityDetail(tally))
           .withNotes(notes);

@@ -228,7 +228,8 @@ public final class ProxyIdleWorkload extends ProxyWorkload {
       values.put("parkedRssBytes", (double) after.rssBytes());
       values.put("warmupRounds", (double) rounds);
       values.put("connectMs", parked.number("nanos") / 1e6);
-      Map<String, String> notes = new LinkedHashMap<>(ProxyArms.notes(impl, tls(params)));
+      Map<String, String> notes =
+          new LinkedHashMap<>(ProxyArms.notes(impl, tls(params), tlsEngine(params)));
       notes.put("model", model(impl, params));
       return RunResult.of(values, Steps.integrityOk(parked), Steps.integrityDetail(parked))
           .withNotes(notes);

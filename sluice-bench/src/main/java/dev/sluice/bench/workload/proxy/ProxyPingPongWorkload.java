@@ -128,7 +128,8 @@ public final class ProxyPingPongWorkload extends ProxyWorkload {
       values.put("cpuUsPerRoundTrip", cpu.toNanos() / 1e3 / roundTrips);
       values.put("wallMs", nanos / 1e6);
       warmed.report(values, measured);
-      Map<String, String> notes = new LinkedHashMap<>(ProxyArms.notes(impl, tls(params)));
+      Map<String, String> notes =
+          new LinkedHashMap<>(ProxyArms.notes(impl, tls(params), tlsEngine(params)));
       notes.put("model", model(impl, params));
       return RunResult.of(values, Steps.integrityOk(done), Steps.integrityDetail(done))
           .withNotes(notes);

@@ -130,7 +130,8 @@ public final class ProxyThroughputWorkload extends ProxyWorkload {
       values.put("cpuCores", cpu.toNanos() / 1e9 / seconds);
       values.put("peakRssGrowthBytes", (double) (peak - before.vmRssBytes()));
       values.put("wallMs", seconds * 1e3);
-      Map<String, String> notes = new LinkedHashMap<>(ProxyArms.notes(impl, tls(params)));
+      Map<String, String> notes =
+          new LinkedHashMap<>(ProxyArms.notes(impl, tls(params), tlsEngine(params)));
       notes.put("model", model(impl, params));
       return RunResult.of(values, Steps.integrityOk(done), Steps.integrityDetail(done))
           .withNotes(notes);
