@@ -76,4 +76,19 @@ class TlsCipherPolicyTest extends TlsTestBase {
         .isInstanceOf(java.security.GeneralSecurityException.class)
         .hasMessageContaining(missing + " is not supported by this");
   }
+
+  @Test
+  void fewerTls13SuitesAreRefusedOnBoringSslAndOfferedElsewhere() throws Exception {
+    CipherPolicy one = CipherPolicy.DEFAULT.withTls13Suites(List.of("TLS_AES_256_GCM_SHA384"));
+    TlsServerConfig config = serverConfig().withCiphers(one).withEngine(engine());
+    if (onBoringSsl()) {
+      Throwable e = org.assertj.core.api.Assertions.catchThrowable(() -> TlsServer.create(config));
+      assertThat(e)
+          .isInstanceOf(java.security.GeneralSecurityException.class)
+          .hasMessageContaining("BoringSSL's TLS 1.3 cipher suites are fixed")
+          .hasMessageContaining("TLS_AES_256_GCM_SHA384");
+    } else {
+      assertThat(TlsServer.create(config).engine()).isEqualTo(engine());
+    }
+  }
 }
