@@ -1,5 +1,6 @@
 package dev.sluice.testing;
 
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetAddress;
@@ -39,9 +40,12 @@ public final class FreePorts {
     }
   }
 
-  private static int ephemeralLow() {
-    try {
-      return Integer.parseInt(Files.readString(EPHEMERAL_RANGE).trim().split("\\s+")[0]);
+  /** The lowest ephemeral port, as the kernel has it now. */
+  static int ephemeralLow() {
+    // Read line by line: Files.readString gives a /proc/sys file's first byte alone ("3"), which
+    // put every probe port in the ephemeral range, where this class exists to keep them out of.
+    try (BufferedReader in = Files.newBufferedReader(EPHEMERAL_RANGE)) {
+      return Integer.parseInt(in.readLine().trim().split("\\s+")[0]);
     } catch (IOException | RuntimeException unknown) {
       return 32_768; // Linux's default
     }

@@ -201,9 +201,9 @@ final class FailoverRun implements AutoCloseable {
   }
 
   private static int[] ephemeralRange() {
-    try {
-      String[] parts =
-          Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim().split("\\s+");
+    // Line by line: Files.readString gives a /proc/sys file's first byte alone.
+    try (var in = Files.newBufferedReader(Path.of("/proc/sys/net/ipv4/ip_local_port_range"))) {
+      String[] parts = in.readLine().trim().split("\\s+");
       return new int[] {Integer.parseInt(parts[0]), Integer.parseInt(parts[1])};
     } catch (IOException | RuntimeException e) {
       return new int[] {32768, 60999}; // Linux's default
